@@ -1,0 +1,178 @@
+import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs'
+import { resolve } from 'node:path'
+import { once } from 'node:events'
+import {
+  createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines,
+  type Decision, type JsonlLine, type PreparedItem, type DedupStatsSnapshot,
+} from '../../index.js'
+import type { CliIO } from '../io.js'
+import { UsageError } from '../io.js'
+import { parse, intFlag } from '../args.js'
+import { createProgress, formatSeconds } from '../progress.js'
+import { openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
+
+export const INDEX_HELP = `simdup index <file.jsonl | -> [options]
+
+Reads JSONL documents {"id", "content", "url"?, "title"?}, decides each one (unique, duplicate,
+rejected) against everything indexed before it, stores its fingerprint, and writes one decision
+per non-blank input line, in input order.
+
+  --out FILE         decisions JSONL (default: stdout)
+  --rejects FILE     rejected lines with reasons (default: <out>.rejects.jsonl, or
+                     simdup-rejects.jsonl when decisions go to stdout)
+  --k N              max Hamming distance of a near-duplicate (default 3, at most blocks − min-match)
+  --batch N          documents per store round trip (default 500)
+  --window DUR       only match documents indexed within DUR (e.g. 7d, 12h)
+  --title            also match on equal, non-generic titles (off by default)
+  --no-url           skip the canonical-URL layer
+  --no-exact         skip the exact-content layer
+  --workers N        worker threads for parsing + fingerprinting (default 1: in-process)
+  --quiet            no progress, no summary
+${ANALYZER_HELP}
+${STORE_HELP}`
+
+const FLAGS = {
+  out: { type: 'string' },
+  rejects: { type: 'string' },
+  k: { type: 'string' },
+  batch: { type: 'string' },
+  window: { type: 'string' },
+  title: { type: 'boolean' },
+  'no-url': { type: 'boolean' },
+  'no-exact': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  workers: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  ...ANALYZER_FLAGS,
+  ...STORE_FLAGS,
+} as const
+
+/** `simdup index`: the main job. Returns the exit code. */
+export async function indexCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(args, FLAGS)
+  if (values.help) {
+    io.stdout.write(INDEX_HELP + '\n')
+    return 0
+  }
+  const input = positionals[0]
+  if (input === undefined || positionals.length > 1) throw new UsageError(`Expected one input file (or - for stdin).\n\n${INDEX_HELP}`)
+  const k = intFlag(values.k, 'k', 3, 0, 32)
+  const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
+  const workers = intFlag(values.workers, 'workers', 1, 1, 64)
+  const windowMs = values.window === undefined ? undefined : parseDuration(values.window)
+  const inputPath = input === '-' ? null : resolve(io.cwd, input)
+  let total: number | undefined
+  if (inputPath !== null) {
+    try {
+      total = statSync(inputPath).size
+    } catch (err) {
+      throw new UsageError(`Cannot read input file ${input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    }
+  }
+  const analyzer = analyzerOptionsFromFlags(values, io)
+  const opened = await openStoreFromFlags(values, io)
+  const store = opened.store
+  let summary: DedupStatsSnapshot
+  let elapsed: number
+  try {
+    const dedup = createDeduplicator({
+      store,
+      maxDistance: k,
+      analyzer: fromPortable(analyzer),
+      layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
+      ...(windowMs === undefined ? {} : { windowMs }),
+      ...(opened.blockScheme === undefined ? {} : { blockScheme: opened.blockScheme }),
+    })
+    const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
+    const out: WriteStream | null = outPath === null ? null : createWriteStream(outPath)
+    const rejectsPath = resolve(io.cwd, values.rejects ?? (outPath === null ? 'simdup-rejects.jsonl' : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl')))
+    let rejects: WriteStream | null = null
+    const write = async (stream: WriteStream | null, text: string) => {
+      if (stream === null) io.stdout.write(text)
+      else if (!stream.write(text)) await once(stream, 'drain')
+    }
+    const progress = createProgress({
+      write: (t) => (values.quiet ? undefined : io.stderr.write(t)),
+      isTTY: io.stderr.isTTY === true,
+      ...(total === undefined ? {} : { total }),
+    })
+    let bytes = 0
+    const counted = (async function* () {
+      const source = inputPath === null ? io.stdin : createReadStream(inputPath, { highWaterMark: 1 << 20 })
+      for await (const chunk of source) {
+        bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
+        yield chunk
+      }
+    })()
+    const raw = new Map<number, string>() // line → start of its raw text, for the rejects file
+    let docs = 0
+    const emit = async (decisions: Decision[]) => {
+      let text = ''
+      let rejectText = ''
+      for (const d of decisions) {
+        text += formatDecision(d) + '\n'
+        if (d.status === 'rejected') {
+          rejectText += JSON.stringify({ line: d.line, id: d.id, reason: d.reason, raw: d.line === null ? null : (raw.get(d.line) ?? null) }) + '\n'
+        }
+        if (d.line !== null) raw.delete(d.line)
+      }
+      await write(out, text)
+      if (rejectText !== '') {
+        rejects ??= createWriteStream(rejectsPath)
+        await write(rejects, rejectText)
+      }
+      docs += decisions.length
+      progress.update(bytes, docs)
+    }
+    const pool = workers > 1
+      ? await createPreparePool({ workers, analyzer, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
+      : null
+    try {
+      // Pipeline: prepare (CPU) batch n+1 while batch n's store round trip is in flight.
+      let pending: Promise<Decision[]> | null = null
+      let batch: JsonlLine[] = []
+      const flush = async () => {
+        const lines = batch
+        batch = []
+        const preparing: Promise<PreparedItem[]> | PreparedItem[] = pool === null ? lines.map((l) => dedup.prepare(parseJsonLine(l))) : pool.prepareLines(lines)
+        if (pending !== null) await emit(await pending)
+        pending = dedup.decide(await preparing)
+      }
+      for await (const l of readLines(counted)) {
+        raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
+        batch.push(l)
+        if (batch.length >= batchSize) await flush()
+      }
+      if (batch.length > 0) await flush()
+      if (pending !== null) await emit(await pending)
+    } finally {
+      await pool?.close()
+    }
+    for (const s of [out, rejects]) {
+      if (s !== null) {
+        s.end()
+        await once(s, 'finish')
+      }
+    }
+    progress.finish()
+    summary = dedup.summary()
+    elapsed = progress.elapsedSeconds()
+    if (!values.quiet) {
+      io.stderr.write(formatSummary(summary, elapsed) + (summary.rejected > 0 ? `\nrejects: ${rejectsPath}` : '') + '\n')
+    }
+  } finally {
+    await store.close()
+  }
+  return 0
+}
+
+/** The end-of-run summary. */
+export function formatSummary(s: DedupStatsSnapshot, seconds: number): string {
+  const rate = seconds > 0 ? Math.round(s.docs / seconds) : 0
+  const layers = (Object.entries(s.byLayer) as [string, number][]).filter(([, n]) => n > 0).map(([l, n]) => `${l} ${n}`).join(', ')
+  return [
+    `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}`,
+    `${formatSeconds(seconds)} elapsed, ${rate} docs/s`,
+  ].join('\n')
+}

@@ -1,0 +1,20 @@
+// Worker thread of the prepare pool: JSON parsing + validation + analysis of JSONL lines.
+import { parentPort, workerData } from 'node:worker_threads'
+import { createAnalyzer } from '../fingerprint/analyzer.js'
+import { parseJsonLine, type JsonlLine } from '../io/jsonl.js'
+import { prepareItem } from './prepare.js'
+import { fromPortable, type PortableAnalyzerOptions } from './prepare-pool.js'
+import type { BlockScheme } from '../fingerprint/blocks.js'
+
+const data = workerData as { analyzer: PortableAnalyzerOptions; blockScheme: BlockScheme; maxContentLength: number }
+const analyzer = createAnalyzer(fromPortable(data.analyzer))
+const options = { analyzer, blockScheme: data.blockScheme, maxContentLength: data.maxContentLength }
+const port = parentPort!
+port.postMessage({ version: analyzer.version })
+port.on('message', (m: { seq: number; lines: JsonlLine[] }) => {
+  try {
+    port.postMessage({ seq: m.seq, items: m.lines.map((l) => prepareItem(parseJsonLine(l), options)) })
+  } catch (err) {
+    port.postMessage({ seq: m.seq, error: (err as Error).stack ?? String(err) })
+  }
+})

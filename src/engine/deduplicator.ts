@@ -1,0 +1,215 @@
+import type { CandidateQuery, Decision, FingerprintRecord, InputDocument, Layer, Rule } from '../types.js'
+import { hamming, fingerprintToHex } from '../fingerprint/hamming.js'
+import { sketchJaccard } from '../fingerprint/short-text.js'
+import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
+import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
+import { DedupStats, type DedupStatsSnapshot } from './stats.js'
+
+interface Match {
+  record: FingerprintRecord
+  distance: number
+  layer: Layer
+  rule: Rule | null
+}
+
+/**
+ * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
+ * the same batch), by canonical URL, exact normalised content, then SimHash distance, then
+ * (opt-in) title; writes its record to the store and returns one decision per input, in order.
+ *
+ * @example
+ * const dedup = createDeduplicator({ store: await openMemoryStore() })
+ * const [a, b] = await dedup.add([{ id: '1', content: '北京大学' }, { id: '2', content: '北京大學' }])
+ * b.status // 'duplicate', b.duplicateOf === '1'
+ */
+export class Deduplicator {
+  readonly options: ResolvedDeduplicatorOptions
+  readonly stats = new DedupStats()
+
+  constructor(options: DeduplicatorOptions) {
+    this.options = resolveDeduplicatorOptions(options)
+  }
+
+  /** The fingerprint version of this configuration (stored with each record). */
+  get version(): string {
+    return this.options.analyzer.version
+  }
+
+  /** Convenience: decide plain documents. */
+  add(docs: readonly InputDocument[]): Promise<Decision[]> {
+    return this.process(docs.map((value) => ({ value })))
+  }
+
+  /** Validates, analyses and decides a batch; resolves once the batch's records are durable. */
+  process(items: readonly IncomingItem[]): Promise<Decision[]> {
+    return this.decide(items.map((item) => this.prepare(item)))
+  }
+
+  /** Validation + analysis of one item: pure CPU, no store access (see `prepareItem`). */
+  prepare(item: IncomingItem): PreparedItem {
+    return prepareItem(item, this.options)
+  }
+
+  /**
+   * Decides prepared items in order: one batched candidate lookup for the whole batch, in-batch
+   * matching against earlier items, one `put`. Decisions for records the store failed to write
+   * come back `rejected` with the store's reason: nothing is reported written that is not.
+   */
+  async decide(items: readonly PreparedItem[]): Promise<Decision[]> {
+    const o = this.options
+    const now = o.now()
+    const since = o.windowMs === undefined ? undefined : now - o.windowMs
+    const docs: PreparedDocument[] = []
+    for (const item of items) if (item.ok) docs.push(item.doc)
+    const queries: CandidateQuery[] = docs.map((d) => {
+      const q: CandidateQuery = {
+        fingerprint: d.fingerprint,
+        blocks: d.blocks,
+        minMatch: o.blockScheme.minMatch,
+        maxDistance: o.maxDistance,
+        contentHash: o.layers.exact ? d.contentHash : null,
+        urlHash: o.layers.url ? d.urlHash : null,
+        titleHash: o.layers.title ? d.titleHash : null,
+        excludeId: d.id,
+      }
+      if (since !== undefined) q.since = since
+      return q
+    })
+    const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
+
+    const batchIds = new Set<string>()
+    const batch: FingerprintRecord[] = []
+    const recordOf = new Map<PreparedDocument, FingerprintRecord>()
+    const matchOf = new Map<PreparedDocument, Match | null>()
+    docs.forEach((d, i) => {
+      // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
+      const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
+      const earlier = batch.filter((r) => r.id !== d.id)
+      const match = this.bestMatch(d, stored.concat(earlier))
+      const record: FingerprintRecord = {
+        id: d.id,
+        fingerprint: d.fingerprint,
+        blocks: d.blocks,
+        contentHash: d.contentHash,
+        urlHash: d.urlHash,
+        titleHash: d.titleHash,
+        short: d.short,
+        clusterId: match === null ? d.id : match.record.clusterId,
+        duplicateOf: match === null ? null : match.record.id,
+        distance: match === null ? null : match.distance,
+        layer: match === null ? null : match.layer,
+        version: o.analyzer.version,
+        indexedAt: now,
+      }
+      if (d.sketch !== null) record.sketch = d.sketch
+      // A re-indexed id replaces its earlier copy in the batch too.
+      if (batchIds.has(d.id)) batch.splice(batch.findIndex((r) => r.id === d.id), 1)
+      batchIds.add(d.id)
+      batch.push(record)
+      recordOf.set(d, record)
+      matchOf.set(d, match)
+    })
+    const records = [...recordOf.values()]
+    const failed = new Map<string, Error>()
+    if (records.length > 0) {
+      const result = await o.store.put(records)
+      for (const f of result.failed) failed.set(f.id, f.error)
+    }
+
+    return items.map((item): Decision => {
+      if (!item.ok) {
+        this.stats.reject()
+        return rejected(item.id, item.line, item.reason)
+      }
+      const d = item.doc
+      const error = failed.get(d.id)
+      if (error !== undefined) {
+        this.stats.reject()
+        return rejected(d.id, d.line, `store did not write the document: ${error.message}`)
+      }
+      const match = matchOf.get(d) ?? null
+      this.stats.decide(match === null ? null : match.layer)
+      return {
+        id: d.id,
+        line: d.line,
+        status: match === null ? 'unique' : 'duplicate',
+        duplicateOf: match === null ? null : match.record.id,
+        distance: match === null ? null : match.distance,
+        layer: match === null ? null : match.layer,
+        clusterId: match === null ? d.id : match.record.clusterId,
+        simhash: fingerprintToHex(d.fingerprint),
+        reason: null,
+        rule: match === null ? null : match.rule,
+      }
+    })
+  }
+
+  /** Snapshot of the counters since this deduplicator was made. */
+  summary(): DedupStatsSnapshot {
+    return this.stats.snapshot()
+  }
+
+  private bestMatch(d: PreparedDocument, candidates: readonly FingerprintRecord[]): Match | null {
+    let best: Match | null = null
+    let bestRank = Infinity
+    for (const c of candidates) {
+      const m = this.matchOne(d, c)
+      if (m === null) continue
+      // Earlier layer wins; within a layer the nearest; ties go to the earliest indexed, then id.
+      const rank = LAYER_RANK[m.layer] * 1000 + m.distance
+      if (
+        best === null ||
+        rank < bestRank ||
+        (rank === bestRank && (c.indexedAt < best.record.indexedAt || (c.indexedAt === best.record.indexedAt && c.id < best.record.id)))
+      ) {
+        best = m
+        bestRank = rank
+      }
+    }
+    return best
+  }
+
+  private matchOne(d: PreparedDocument, c: FingerprintRecord): Match | null {
+    const o = this.options
+    const distance = hamming(d.fingerprint, c.fingerprint)
+    if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null }
+    // Records of another fingerprint version were normalised/hashed differently: only URLs compare.
+    if (c.version !== o.analyzer.version) return null
+    if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null }
+    if (o.layers.simhash && distance <= o.maxDistance) {
+      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash' }
+      const short = o.analyzer.shortText
+      if (
+        d.short && c.short && d.sketch !== null && c.sketch !== undefined &&
+        distance <= short.maxDistance && sketchJaccard(d.sketch, c.sketch) >= short.minJaccard
+      ) {
+        return { record: c, distance, layer: 'simhash', rule: 'short-text' }
+      }
+    }
+    if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
+    return null
+  }
+}
+
+const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
+
+function rejected(id: string | null, line: number | null, reason: string): Decision {
+  const where = line === null ? '' : `line ${line}: `
+  return {
+    id,
+    line,
+    status: 'rejected',
+    duplicateOf: null,
+    distance: null,
+    layer: null,
+    clusterId: null,
+    simhash: null,
+    reason: where + reason,
+    rule: null,
+  }
+}
+
+/** Factory form of `new Deduplicator(options)`. @example createDeduplicator({ store }) */
+export function createDeduplicator(options: DeduplicatorOptions): Deduplicator {
+  return new Deduplicator(options)
+}

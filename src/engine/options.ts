@@ -1,0 +1,110 @@
+import { DedupError, describeValue } from '../errors.js'
+import type { FingerprintStore } from '../store/store.js'
+import { createAnalyzer, type Analyzer, type AnalyzerOptions } from '../fingerprint/analyzer.js'
+import { DEFAULT_BLOCK_SCHEME, guaranteedDistance, validateBlockScheme, type BlockScheme } from '../fingerprint/blocks.js'
+
+/** Which decision layers run, in the fixed order url → exact → simhash → title. */
+export interface LayerOptions {
+  /** Same canonical URL. @default true */
+  url?: boolean
+  /** Same normalised content. @default true */
+  exact?: boolean
+  /** SimHash within `maxDistance`. @default true */
+  simhash?: boolean
+  /** Same normalised, non-generic title. Off by default: many pages share a title. @default false */
+  title?: boolean
+}
+
+/** Options of a Deduplicator. */
+export interface DeduplicatorOptions {
+  store: FingerprintStore
+  /** The analysis pipeline, or options to build one. @default createAnalyzer() */
+  analyzer?: Analyzer | AnalyzerOptions
+  /** Largest Hamming distance counted as a near-duplicate; at most what the block scheme guarantees. @default 3 */
+  maxDistance?: number
+  /** Blocks of the inverted index: m blocks, s must match, guarantees m − s. @default { blocks: 4, minMatch: 1 } */
+  blockScheme?: BlockScheme
+  layers?: LayerOptions
+  /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
+  windowMs?: number
+  /** Largest accepted content, in UTF-16 code units. @default 10_000_000 */
+  maxContentLength?: number
+  /** Clock, for tests. @default Date.now */
+  now?: () => number
+}
+
+export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
+  maxDistance: 3,
+  maxContentLength: 10_000_000,
+})
+
+export const DEFAULT_LAYERS: Required<LayerOptions> = Object.freeze({ url: true, exact: true, simhash: true, title: false })
+
+/** Options after defaults and validation. */
+export interface ResolvedDeduplicatorOptions {
+  readonly store: FingerprintStore
+  readonly analyzer: Analyzer
+  readonly maxDistance: number
+  readonly blockScheme: BlockScheme
+  readonly layers: Readonly<Required<LayerOptions>>
+  readonly windowMs: number | undefined
+  readonly maxContentLength: number
+  readonly now: () => number
+}
+
+function isAnalyzer(x: Analyzer | AnalyzerOptions | undefined): x is Analyzer {
+  return x !== undefined && typeof (x as Analyzer).analyze === 'function'
+}
+
+/**
+ * Merges defaults onto a copy of `options` and validates every field and combination.
+ * @example resolveDeduplicatorOptions({ store, maxDistance: 2 })
+ */
+export function resolveDeduplicatorOptions(options: DeduplicatorOptions): ResolvedDeduplicatorOptions {
+  if (options === null || typeof options !== 'object' || options.store === undefined) {
+    throw new DedupError('INVALID_OPTION', 'Expected `store` to be a FingerprintStore, got undefined. Pass `openMemoryStore()` or an Elasticsearch store.')
+  }
+  const blockScheme = validateBlockScheme({ ...DEFAULT_BLOCK_SCHEME, ...options.blockScheme })
+  const maxDistance = options.maxDistance ?? DEFAULT_DEDUPLICATOR_OPTIONS.maxDistance
+  const limit = guaranteedDistance(blockScheme)
+  if (!Number.isInteger(maxDistance) || maxDistance < 0 || maxDistance > limit) {
+    throw new DedupError(
+      'INVALID_OPTION',
+      `Expected \`maxDistance\` to be an integer from 0 to ${limit}, got ${describeValue(maxDistance)}. ` +
+        `With ${blockScheme.blocks} blocks of which ${blockScheme.minMatch} must match, larger distances can miss duplicates.`,
+    )
+  }
+  const layers = { ...DEFAULT_LAYERS, ...options.layers }
+  if (!layers.url && !layers.exact && !layers.simhash && !layers.title) {
+    throw new DedupError('INVALID_OPTION', 'Expected at least one of `layers.url`, `layers.exact`, `layers.simhash`, `layers.title` to be true, got all false.')
+  }
+  const windowMs = options.windowMs
+  if (windowMs !== undefined && !(Number.isFinite(windowMs) && windowMs > 0)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`windowMs\` to be a positive number of milliseconds, got ${describeValue(windowMs)}.`)
+  }
+  const maxContentLength = options.maxContentLength ?? DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength
+  if (!Number.isInteger(maxContentLength) || maxContentLength < 1) {
+    throw new DedupError('INVALID_OPTION', `Expected \`maxContentLength\` to be a positive integer, got ${describeValue(maxContentLength)}.`)
+  }
+  const analyzer = isAnalyzer(options.analyzer) ? options.analyzer : createAnalyzer(options.analyzer ?? {})
+  return Object.freeze({
+    store: options.store,
+    analyzer,
+    maxDistance,
+    blockScheme,
+    layers: Object.freeze(layers),
+    windowMs,
+    maxContentLength,
+    now: options.now ?? Date.now,
+  })
+}
+
+/** Parses `7d`, `12h`, `30m`, `45s`, `500ms` into milliseconds. @example parseDuration('7d') // 604800000 */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(text.trim())
+  if (m === null) {
+    throw new DedupError('INVALID_OPTION', `Expected a duration such as \`7d\`, \`12h\` or \`30m\`, got ${describeValue(text)}.`)
+  }
+  const unit = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[m[2] as 'ms']
+  return Number(m[1]) * unit
+}

@@ -1,0 +1,114 @@
+import { Worker } from 'node:worker_threads'
+import { DedupError } from '../errors.js'
+import type { JsonlLine } from '../io/jsonl.js'
+import type { BlockScheme } from '../fingerprint/blocks.js'
+import type { PreparedItem } from './prepare.js'
+import type { WeightingOptions } from '../fingerprint/tfidf.js'
+import type { ShortTextOptions } from '../fingerprint/short-text.js'
+import type { UserWord } from '../segment/segmenter.js'
+import type { AnalyzerOptions } from '../fingerprint/analyzer.js'
+
+/** Analyzer settings that can cross a thread boundary (no functions). */
+export interface PortableAnalyzerOptions {
+  userWords?: UserWord[]
+  stopWords?: string[]
+  weighting?: WeightingOptions
+  shortText?: ShortTextOptions
+}
+
+/** AnalyzerOptions from portable ones (stop words back into a Set). @example createAnalyzer(fromPortable({ stopWords: ['的'] })) */
+export function fromPortable(p: PortableAnalyzerOptions): AnalyzerOptions {
+  const { stopWords, ...rest } = p
+  return { ...rest, ...(stopWords === undefined ? {} : { stopWords: new Set(stopWords) }) }
+}
+
+/** Options of a prepare pool. */
+export interface PreparePoolOptions {
+  /** Worker threads. @default 2 (range 1–64) */
+  workers?: number
+  analyzer?: PortableAnalyzerOptions
+  blockScheme: BlockScheme
+  maxContentLength: number
+  /** The version the main thread's analyzer reports; workers must agree or the pool fails to start. */
+  expectVersion?: string
+}
+
+/** Parses and prepares JSONL lines on worker threads, results in input order. */
+export interface PreparePool {
+  prepareLines(lines: readonly JsonlLine[]): Promise<PreparedItem[]>
+  close(): Promise<void>
+}
+
+interface Pending {
+  resolve: (items: PreparedItem[]) => void
+  reject: (err: Error) => void
+}
+
+/**
+ * Starts worker threads that run JSON parsing + validation + analysis (the CPU-heavy part);
+ * the caller keeps deciding in order on its own thread.
+ * @example const pool = await createPreparePool({ workers: 2, blockScheme, maxContentLength })
+ */
+export async function createPreparePool(options: PreparePoolOptions): Promise<PreparePool> {
+  const n = options.workers ?? 2
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new DedupError('INVALID_OPTION', `Expected \`workers\` to be an integer from 1 to 64, got \`${String(n)}\`.`)
+  // Under a TypeScript loader (tests, `tsx`) the worker is a .ts file and needs the loader too.
+  const ts = import.meta.url.endsWith('.ts')
+  const url = new URL(ts ? './_prepare-worker.ts' : './_prepare-worker.js', import.meta.url)
+  const workerData = { analyzer: options.analyzer ?? {}, blockScheme: options.blockScheme, maxContentLength: options.maxContentLength }
+  const workers: Worker[] = []
+  const pending = new Map<number, Pending>()
+  let seq = 0
+  let failure: Error | null = null
+  const fail = (err: Error) => {
+    failure ??= err
+    for (const p of pending.values()) p.reject(err)
+    pending.clear()
+  }
+  const versions: Promise<string>[] = []
+  for (let i = 0; i < n; i++) {
+    const w = new Worker(url, { workerData, ...(ts ? { execArgv: ['--import', 'tsx'] } : {}) })
+    versions.push(
+      new Promise<string>((resolve, reject) => {
+        w.once('message', (m: { version: string }) => resolve(m.version))
+        w.once('error', reject)
+      }),
+    )
+    w.on('message', (m: { seq?: number; items?: PreparedItem[]; error?: string }) => {
+      if (m.seq === undefined) return
+      const p = pending.get(m.seq)
+      pending.delete(m.seq)
+      if (p === undefined) return
+      if (m.error !== undefined) p.reject(new Error(m.error))
+      else p.resolve(m.items ?? [])
+    })
+    w.on('error', (err) => fail(err))
+    w.on('exit', (code) => {
+      if (code !== 0) fail(new Error(`prepare worker exited with code ${code}`))
+    })
+    workers.push(w)
+  }
+  const got = await Promise.all(versions)
+  if (options.expectVersion !== undefined && got.some((v) => v !== options.expectVersion)) {
+    await Promise.all(workers.map((w) => w.terminate()))
+    throw new DedupError('INVALID_OPTION', `Worker analyzers report version ${got[0]}, expected ${options.expectVersion}: their settings differ from the main thread's.`)
+  }
+  const call = (w: Worker, lines: readonly JsonlLine[]) =>
+    new Promise<PreparedItem[]>((resolve, reject) => {
+      if (failure !== null) return reject(failure)
+      const id = seq++
+      pending.set(id, { resolve, reject })
+      w.postMessage({ seq: id, lines })
+    })
+  return {
+    async prepareLines(lines) {
+      if (lines.length === 0) return []
+      const size = Math.ceil(lines.length / workers.length)
+      const parts = await Promise.all(workers.map((w, i) => (i * size < lines.length ? call(w, lines.slice(i * size, (i + 1) * size)) : Promise.resolve([]))))
+      return parts.flat()
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.terminate()))
+    },
+  }
+}

@@ -1,0 +1,69 @@
+import type { Fingerprint } from '../types.js'
+import type { Analyzer } from '../fingerprint/analyzer.js'
+import { fingerprintBlocks, type BlockScheme } from '../fingerprint/blocks.js'
+import { hash64Hex } from '../fingerprint/hash.js'
+import { canonicalUrl, isGenericTitle, normalizeText } from '../normalize/index.js'
+import { validateDocument } from './validate.js'
+
+/** One incoming line: a parsed JSON value, or a line already rejected upstream (bad JSON, bad UTF-8). */
+export type IncomingItem =
+  | { value: unknown; line?: number | null }
+  | { rejected: string; line?: number | null; id?: string | null }
+
+/**
+ * A validated, analysed document ready for deciding: plain data (structured-cloneable), so the
+ * expensive prepare step can run in worker threads while deciding stays in input order.
+ */
+export interface PreparedDocument {
+  id: string
+  line: number | null
+  fingerprint: Fingerprint
+  blocks: string[]
+  contentHash: string
+  urlHash: string | null
+  titleHash: string | null
+  short: boolean
+  sketch: string | null
+}
+
+/** Result of preparing one item: a prepared document or a rejection. */
+export type PreparedItem = { ok: true; doc: PreparedDocument } | { ok: false; id: string | null; line: number | null; reason: string }
+
+/** What preparing needs: no store. */
+export interface PrepareOptions {
+  readonly analyzer: Analyzer
+  readonly blockScheme: BlockScheme
+  readonly maxContentLength: number
+}
+
+/**
+ * Validation + analysis of one item: pure CPU.
+ * @example prepareItem({ value: { id: 'a', content: '你好' }, line: 1 }, options)
+ */
+export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem {
+  const line = item.line ?? null
+  if ('rejected' in item) return { ok: false, id: item.id ?? null, line, reason: item.rejected }
+  const v = validateDocument(item.value, o.maxContentLength)
+  if (!v.ok) return { ok: false, id: v.id, line, reason: v.reason }
+  const { doc } = v
+  const analysis = o.analyzer.analyze(doc.content)
+  if (analysis.normalized.length === 0) {
+    return { ok: false, id: doc.id, line, reason: 'field `content` is empty after normalisation (only markup, emoji or control characters)' }
+  }
+  const url = doc.url == null ? null : canonicalUrl(doc.url)
+  const title = doc.title == null ? '' : normalizeText(doc.title)
+  return {
+    ok: true,
+    doc: {
+      id: doc.id,
+      line,
+      fingerprint: analysis.fingerprint,
+      blocks: fingerprintBlocks(analysis.fingerprint, o.blockScheme),
+      contentHash: analysis.contentHash,
+      urlHash: url === null ? null : hash64Hex(url),
+      titleHash: title === '' || isGenericTitle(title) ? null : hash64Hex(title),
+      short: analysis.short,
+      sketch: analysis.sketch,
+    },
+  }
+}

@@ -1,0 +1,36 @@
+import type { Layer } from '../types.js'
+
+/** Counters of a run; `snapshot()` is what the CLI prints as its summary. */
+export interface DedupStatsSnapshot {
+  docs: number
+  unique: number
+  duplicates: number
+  byLayer: Record<Layer, number>
+  rejected: number
+  /** New clusters (= unique documents). */
+  clusters: number
+}
+
+/** Mutable counters, updated per decision. */
+export class DedupStats {
+  private docs = 0
+  private unique = 0
+  private rejected = 0
+  private readonly byLayer: Record<Layer, number> = { url: 0, exact: 0, simhash: 0, title: 0 }
+
+  decide(layer: Layer | null): void {
+    this.docs++
+    if (layer === null) this.unique++
+    else this.byLayer[layer]++
+  }
+
+  reject(): void {
+    this.docs++
+    this.rejected++
+  }
+
+  snapshot(): DedupStatsSnapshot {
+    const duplicates = this.byLayer.url + this.byLayer.exact + this.byLayer.simhash + this.byLayer.title
+    return { docs: this.docs, unique: this.unique, duplicates, byLayer: { ...this.byLayer }, rejected: this.rejected, clusters: this.unique }
+  }
+}

@@ -1,0 +1,66 @@
+import { describeValue } from '../errors.js'
+import type { InputDocument } from '../types.js'
+
+/** A document that passed validation, or the reason it did not. */
+export type Validated = { ok: true; doc: InputDocument } | { ok: false; id: string | null; reason: string }
+
+/** Share of control characters (other than \t \n \r) above which content is called binary. */
+const BINARY_CONTROL_SHARE = 0.1
+
+/**
+ * Checks a parsed JSONL value against the input shape `{id, content, url?, title?}`. Reasons name
+ * the field and what was wrong; the caller adds the line.
+ * @example validateDocument({ id: 'a', content: '你好' }, 1e7) // { ok: true, doc: … }
+ */
+export function validateDocument(value: unknown, maxContentLength: number): Validated {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, id: null, reason: `expected a JSON object with fields \`id\` and \`content\`, got ${describeValue(value)}` }
+  }
+  const v = value as Record<string, unknown>
+  const rawId = v.id
+  // Numeric ids are common in exports; accept integers and keep them as their decimal string.
+  const id = typeof rawId === 'string' ? rawId : typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : null
+  if (id === null || id.length === 0) {
+    return { ok: false, id: null, reason: `expected a non-empty string field \`id\`, got ${describeValue(rawId)}` }
+  }
+  if (id.length > 512) return { ok: false, id: null, reason: `expected field \`id\` of at most 512 characters, got ${id.length}` }
+  const content = v.content
+  if (typeof content !== 'string') {
+    return { ok: false, id, reason: `expected a string field \`content\`, got ${describeValue(content)}` }
+  }
+  if (content.trim().length === 0) return { ok: false, id, reason: 'field `content` is empty' }
+  if (content.length > maxContentLength) {
+    return { ok: false, id, reason: `field \`content\` has ${content.length} characters, more than the limit of ${maxContentLength} (maxContentLength)` }
+  }
+  const binary = binaryReason(content)
+  if (binary !== null) return { ok: false, id, reason: binary }
+  for (const field of ['url', 'title'] as const) {
+    const f = v[field]
+    if (f !== undefined && f !== null && typeof f !== 'string') {
+      return { ok: false, id, reason: `expected field \`${field}\` to be a string or null, got ${describeValue(f)}` }
+    }
+  }
+  const doc: InputDocument = { id, content }
+  if (typeof v.url === 'string') doc.url = v.url
+  if (typeof v.title === 'string') doc.title = v.title
+  return { ok: true, doc }
+}
+
+function binaryReason(content: string): string | null {
+  let controls = 0
+  let replacement = 0
+  const n = content.length
+  for (let i = 0; i < n; i++) {
+    const c = content.charCodeAt(i)
+    if (c === 0) return `field \`content\` contains a NUL character at offset ${i}: binary data, not text`
+    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f) controls++
+    else if (c === 0xfffd) replacement++
+  }
+  if (controls > n * BINARY_CONTROL_SHARE) {
+    return `field \`content\` is ${Math.round((controls / n) * 100)}% control characters: binary data, not text`
+  }
+  if (replacement > n * BINARY_CONTROL_SHARE) {
+    return `field \`content\` is ${Math.round((replacement / n) * 100)}% U+FFFD replacement characters: mis-decoded binary data`
+  }
+  return null
+}

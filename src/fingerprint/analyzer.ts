@@ -1,0 +1,106 @@
+import type { Fingerprint } from '../types.js'
+import { DedupError, describeValue } from '../errors.js'
+import { normalizeContent } from '../normalize/index.js'
+import type { Segmenter, UserWord } from '../segment/segmenter.js'
+import { createJiebaWasmSegmenter } from '../segment/jieba.js'
+import { weightTerms, DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
+import { simhash } from './simhash.js'
+import { hash64Hex } from './hash.js'
+import { isShortText, termSetSketch, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
+import { defaultIdf, defaultStopWords } from './_data.js'
+
+/**
+ * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
+ * of `Analyzer.version`, stored with every record, and records of another version are not compared.
+ */
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/1'
+
+/** Everything the engine needs to know about one document's content. */
+export interface Analysis {
+  normalized: string
+  terms: WeightedTerm[]
+  fingerprint: Fingerprint
+  /** Few or dominated terms: decided by the short-text rule. */
+  short: boolean
+  contentHash: string
+  /** Term-set sketch, for short texts only. */
+  sketch: string | null
+}
+
+/** Options of the analysis pipeline (normalise → segment → weight → fingerprint). */
+export interface AnalyzerOptions {
+  /** Replaceable normalise stage. @default normalizeContent (HTML auto-detected) */
+  normalize?: (content: string) => string
+  /** @default jieba-wasm, HMM off */
+  segmenter?: Segmenter
+  /** @default jieba's IDF table (data/idf.txt.gz) */
+  idf?: IdfTable & { id?: string }
+  /** @default data/stopwords.txt */
+  stopWords?: ReadonlySet<string>
+  /** Added to the segmenter's dictionary. @default [] */
+  userWords?: readonly UserWord[]
+  weighting?: WeightingOptions
+  shortText?: ShortTextOptions
+}
+
+/** A configured pipeline. `version` names every setting that changes fingerprints. */
+export interface Analyzer {
+  readonly version: string
+  /** Resolved short-text thresholds (the engine applies the match rule). */
+  readonly shortText: Readonly<Required<ShortTextOptions>>
+  analyze(content: string): Analysis
+  /** Tokens after normalisation (for `simdup compare` / explain). */
+  segment(normalized: string): string[]
+}
+
+/**
+ * Builds the pure analysis pipeline.
+ * @example
+ * const analyzer = createAnalyzer()
+ * const { fingerprint, short } = analyzer.analyze('<p>北京大学的学生</p>')
+ */
+export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const normalize = options.normalize ?? ((c: string) => normalizeContent(c))
+  const segmenter = options.segmenter ?? createJiebaWasmSegmenter()
+  const idf = options.idf ?? defaultIdf()
+  const stop = options.stopWords === undefined ? defaultStopWords() : { words: options.stopWords, id: `custom-${hash64Hex([...options.stopWords].sort().join('\n')).slice(0, 8)}` }
+  const weighting = { ...DEFAULT_WEIGHTING_OPTIONS, ...options.weighting }
+  const shortText = { ...DEFAULT_SHORT_TEXT_OPTIONS, ...options.shortText }
+  for (const [name, value] of Object.entries(weighting)) {
+    if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+      throw new DedupError('INVALID_OPTION', `Expected \`weighting.${name}\` to be a number from 0 to 1, got ${describeValue(value)}.`)
+    }
+  }
+  const userWords = options.userWords ?? []
+  if (userWords.length > 0) segmenter.addWords(userWords)
+  const userId = userWords.length === 0 ? 'none' : hash64Hex(userWords.map((w) => `${w.word} ${w.freq ?? ''}`).join('\n')).slice(0, 8)
+  const version = [
+    FINGERPRINT_ALGORITHM,
+    `norm=${options.normalize === undefined ? 'default' : 'custom'}`,
+    `seg=${segmenter.name}`,
+    `idf=${idf.id ?? `custom-${idf.size}-${idf.mean.toFixed(4)}`}`,
+    `stop=${stop.id}`,
+    `user=${userId}`,
+    `w=${weighting.singleCharFactor},${weighting.numberFactor}`,
+    `short=${shortText.minTerms},${shortText.maxTopShare}`,
+  ].join(';')
+
+  return {
+    version,
+    shortText: Object.freeze(shortText),
+    segment: (normalized) => segmenter.cut(normalized),
+    analyze(content: string): Analysis {
+      const normalized = normalize(content)
+      const terms = weightTerms(segmenter.cut(normalized), idf, stop.words, weighting)
+      const short = isShortText(terms, shortText)
+      return {
+        normalized,
+        terms,
+        fingerprint: simhash(terms),
+        short,
+        contentHash: hash64Hex(normalized),
+        sketch: short ? termSetSketch(terms) : null,
+      }
+    },
+  }
+}

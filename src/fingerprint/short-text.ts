@@ -1,0 +1,78 @@
+import type { WeightedTerm } from './tfidf.js'
+import { HASH_OUT, hashToken } from './hash.js'
+
+/**
+ * When SimHash is unreliable: with few features, or one feature carrying most of the weight,
+ * a single changed word flips many bits and unrelated short texts collide. Such documents are
+ * decided by the stricter short-text rule (term-set overlap on a stored sketch).
+ */
+export interface ShortTextOptions {
+  /** Fewer distinct weighted terms than this ⇒ short. @default 12 (0 disables) */
+  minTerms?: number
+  /** Top term's share of the total weight at or above this ⇒ short (one dominant term). @default 0.35 (0–1) */
+  maxTopShare?: number
+  /** Short texts match when their term sets' Jaccard similarity is at least this. @default 0.8 (0–1) */
+  minJaccard?: number
+  /** …and their fingerprints are within this distance. @default 3 */
+  maxDistance?: number
+}
+
+export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({ minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3 })
+
+/** True when the weighted terms are too few or too dominated for SimHash. @example isShortText([{ term: '你好', weight: 5 }]) // true */
+export function isShortText(terms: readonly WeightedTerm[], options: ShortTextOptions = {}): boolean {
+  const minTerms = options.minTerms ?? DEFAULT_SHORT_TEXT_OPTIONS.minTerms
+  const maxTopShare = options.maxTopShare ?? DEFAULT_SHORT_TEXT_OPTIONS.maxTopShare
+  if (terms.length < minTerms) return true
+  let sum = 0
+  let top = 0
+  for (const t of terms) {
+    sum += t.weight
+    if (t.weight > top) top = t.weight
+  }
+  return sum <= 0 || top / sum >= maxTopShare
+}
+
+/**
+ * The short-text sketch: the sorted, distinct 32-bit hashes of the terms, as 8-hex chunks.
+ * Stored with short records only, so it stays small.
+ * @example termSetSketch([{ term: 'a', weight: 1 }]) // 8 hex digits
+ */
+export function termSetSketch(terms: readonly WeightedTerm[]): string {
+  const hashes = new Uint32Array(terms.length)
+  for (let i = 0; i < terms.length; i++) {
+    hashToken(terms[i]!.term)
+    hashes[i] = HASH_OUT[1]!
+  }
+  hashes.sort()
+  let out = ''
+  let prev = -1
+  for (const h of hashes) {
+    if (h === prev) continue
+    prev = h
+    out += h.toString(16).padStart(8, '0')
+  }
+  return out
+}
+
+/** Jaccard similarity of two term-set sketches (1 for two empty sets). @example sketchJaccard('0000000a', '0000000a') // 1 */
+export function sketchJaccard(a: string, b: string): number {
+  const na = a.length >>> 3
+  const nb = b.length >>> 3
+  if (na === 0 && nb === 0) return 1
+  // Both are sorted: merge-count the intersection on the hex chunks (same width ⇒ string order = numeric order).
+  let i = 0
+  let j = 0
+  let both = 0
+  while (i < na && j < nb) {
+    const x = a.slice(i * 8, i * 8 + 8)
+    const y = b.slice(j * 8, j * 8 + 8)
+    if (x === y) {
+      both++
+      i++
+      j++
+    } else if (x < y) i++
+    else j++
+  }
+  return both / (na + nb - both)
+}

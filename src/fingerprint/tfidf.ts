@@ -1,0 +1,93 @@
+/**
+ * TF-IDF term weights. The IDF table is jieba's (data/idf.txt.gz, 270 k words from a large
+ * general Chinese corpus); words it lacks (Latin words, new words) get the table's mean IDF, so a
+ * mostly-English document is weighted by sublinear term frequency.
+ */
+export interface IdfTable {
+  get(term: string): number | undefined
+  /** Mean IDF over the table: the weight of unknown words. */
+  readonly mean: number
+  /** Number of entries. */
+  readonly size: number
+}
+
+/** A weighted term: one feature of the SimHash. */
+export interface WeightedTerm {
+  term: string
+  weight: number
+}
+
+/** Options of term weighting, with defaults in DEFAULT_WEIGHTING_OPTIONS. */
+export interface WeightingOptions {
+  /** Factor for single-character tokens (one Han character or one letter): they carry little topic. @default 0.3 (0–1) */
+  singleCharFactor?: number
+  /** Factor for pure numbers (`2024`, `3`): dates and counts change between copies. @default 0.3 (0–1) */
+  numberFactor?: number
+}
+
+export const DEFAULT_WEIGHTING_OPTIONS = Object.freeze({ singleCharFactor: 0.3, numberFactor: 0.3 })
+
+/** Builds an IDF table from `word idf` lines (jieba's idf.txt format). @example parseIdf('北京 8.1\n大学 6.2').get('北京') // 8.1 */
+export function parseIdf(text: string): IdfTable {
+  const map = new Map<string, number>()
+  let sum = 0
+  let start = 0
+  const n = text.length
+  while (start < n) {
+    let end = text.indexOf('\n', start)
+    if (end < 0) end = n
+    const space = text.lastIndexOf(' ', end)
+    if (space > start) {
+      const value = Number(text.slice(space + 1, end))
+      if (Number.isFinite(value)) {
+        map.set(text.slice(start, space), value)
+        sum += value
+      }
+    }
+    start = end + 1
+  }
+  const mean = map.size === 0 ? 1 : sum / map.size
+  return { get: (t) => map.get(t), mean, size: map.size }
+}
+
+// Tokens with at least one letter or digit are content; the rest is punctuation or space.
+const CONTENT = /[\p{L}\p{N}]/u
+const NUMBER = /^[\p{N}.,:%+-]+$/u
+
+/**
+ * Counts and weights tokens: stop words and punctuation dropped, weight = (1 + ln tf) · idf ·
+ * factor. Returns terms in first-occurrence order (deterministic).
+ * @example weightTerms(['北京', '的', '北京'], idf, stop) // [{ term: '北京', weight: … }]
+ */
+export function weightTerms(
+  tokens: readonly string[],
+  idf: IdfTable,
+  stopWords: ReadonlySet<string>,
+  options: WeightingOptions = {},
+): WeightedTerm[] {
+  const singleCharFactor = options.singleCharFactor ?? DEFAULT_WEIGHTING_OPTIONS.singleCharFactor
+  const numberFactor = options.numberFactor ?? DEFAULT_WEIGHTING_OPTIONS.numberFactor
+  const tf = new Map<string, number>()
+  for (const token of tokens) {
+    if (token.length === 1) {
+      const c = token.charCodeAt(0)
+      if (c <= 0x20) continue // whitespace: the most common token, skip the regex
+    }
+    if (stopWords.has(token) || !CONTENT.test(token)) continue
+    tf.set(token, (tf.get(token) ?? 0) + 1)
+  }
+  const out: WeightedTerm[] = []
+  for (const [term, count] of tf) {
+    let w = (1 + Math.log(count)) * (idf.get(term) ?? idf.mean)
+    if (NUMBER.test(term)) w *= numberFactor
+    else if (isSingleChar(term)) w *= singleCharFactor
+    out.push({ term, weight: w })
+  }
+  return out
+}
+
+function isSingleChar(term: string): boolean {
+  if (term.length === 1) return true
+  // One astral character (a surrogate pair) is one character too.
+  return term.length === 2 && term.charCodeAt(0) >= 0xd800 && term.charCodeAt(0) <= 0xdbff
+}

@@ -1,0 +1,34 @@
+/**
+ * Cuts normalised text into tokens. Replaceable: pass your own to the fingerprinter.
+ * Implementations must be deterministic; whitespace/punctuation tokens are filtered later.
+ */
+export interface Segmenter {
+  /** Short name, part of the fingerprint version (different segmenters ⇒ incomparable fingerprints). */
+  readonly name: string
+  cut(text: string): string[]
+  /** Adds words (a user dictionary); same effect as jieba's `add_word`. */
+  addWords(words: readonly UserWord[]): void
+}
+
+/** One user-dictionary entry. */
+export interface UserWord {
+  word: string
+  /** jieba frequency; higher keeps the word whole more often. @default 100000 */
+  freq?: number
+}
+
+/** Parses a jieba-style user dictionary: one `word [freq] [tag]` a line, `#` comments. @example parseUserDict('云原生 3000\n# c\n大模型') */
+export function parseUserDict(text: string): UserWord[] {
+  const out: UserWord[] = []
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim()
+    if (line === '' || line.startsWith('#')) continue
+    const [word, freq] = line.split(/\s+/)
+    if (word === undefined) continue
+    const f = freq === undefined ? NaN : Number(freq)
+    out.push(Number.isFinite(f) && f > 0 ? { word, freq: f } : { word })
+  }
+  return out
+}
+
+export const DEFAULT_USER_WORD_FREQ = 100_000

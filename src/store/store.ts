@@ -1,0 +1,28 @@
+import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
+
+/**
+ * Where fingerprints live. Two backends implement it (memory with an append-only log, and
+ * Elasticsearch) and pass one contract suite (test/store/contract.ts).
+ *
+ * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
+ */
+export interface FingerprintStore {
+  /** Insert or replace (same id) records. Resolves once they are durable / acknowledged. */
+  put(records: readonly FingerprintRecord[]): Promise<PutResult>
+  /**
+   * For each query, the live records that share its content/url/title hash or at least
+   * `minMatch` of its blocks (and pass the popcount and time filters). Unverified: the caller
+   * checks the distance. Order within one answer is unspecified.
+   */
+  candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]>
+  /** Records by id (missing ids are absent from the result). */
+  get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>>
+  /** Members of a cluster (including its representative). */
+  members(clusterId: string, limit?: number): Promise<FingerprintRecord[]>
+  delete(ids: readonly string[]): Promise<void>
+  /** Number of live records. */
+  count(): Promise<number>
+  /** Make every put visible to `candidates` (a no-op for the memory store). */
+  refresh(): Promise<void>
+  close(): Promise<void>
+}

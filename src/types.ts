@@ -1,0 +1,92 @@
+/**
+ * Shared vocabulary. A **fingerprint** is the 64-bit SimHash, held as two unsigned 32-bit halves
+ * (never a JS number: JSON rounds above 2^53; never a bigint in hot loops: ~10× slower).
+ * A **block** is one position-tagged part of it, a **candidate** shares enough blocks but is not
+ * yet verified, a **duplicate** is a candidate within `maxDistance` (Hamming distance).
+ */
+export interface Fingerprint {
+  /** bits 63..32, unsigned */
+  readonly hi: number
+  /** bits 31..0, unsigned */
+  readonly lo: number
+}
+
+/** Which layer decided a duplicate. */
+export type Layer = 'url' | 'exact' | 'simhash' | 'title'
+
+/** Which rule decided a near-duplicate: the normal SimHash rule or the stricter short-text one. */
+export type Rule = 'simhash' | 'short-text'
+
+/** What the store keeps per document: everything a later lookup needs to decide against it. */
+export interface FingerprintRecord {
+  id: string
+  fingerprint: Fingerprint
+  /** Position-tagged block terms, e.g. `["0_3fa2","1_0b11","2_9c00","3_ffe1"]`. */
+  blocks: readonly string[]
+  /** 16-hex hash of the normalised content (exact layer). */
+  contentHash: string
+  /** 16-hex hash of the canonical URL, or null when the document had none. */
+  urlHash: string | null
+  /** 16-hex hash of the normalised title, or null when absent or generic. */
+  titleHash: string | null
+  /** The document was judged short / low-information: only the strict rule may match it. */
+  short: boolean
+  /** Id of the cluster's representative (its first-seen member). */
+  clusterId: string
+  duplicateOf: string | null
+  distance: number | null
+  layer: Layer | null
+  /** Fingerprint version string: records of another version are not comparable. */
+  version: string
+  /** Milliseconds since the epoch. */
+  indexedAt: number
+  /** Verification features (opaque to the store), e.g. a sorted list of top term hashes. */
+  sketch?: string
+}
+
+/** One lookup: records sharing a key, or at least `minMatch` of `blocks`, are returned. */
+export interface CandidateQuery {
+  fingerprint: Fingerprint
+  blocks: readonly string[]
+  /** Blocks that must be equal (m − k for m blocks and distance k). */
+  minMatch: number
+  /** Largest distance asked for: lets a store prune by popcount (|Δpopcount| ≤ maxDistance). */
+  maxDistance: number
+  contentHash?: string | null
+  urlHash?: string | null
+  titleHash?: string | null
+  /** Only records indexed at or after this time (ms since epoch). */
+  since?: number
+  /** Never return this id (the document being re-indexed). */
+  excludeId?: string
+}
+
+export interface PutResult {
+  /** Ids written durably. */
+  written: number
+  /** Per-record failures; the rest were written. */
+  failed: { id: string; error: Error }[]
+}
+
+/** A document as it comes in. */
+export interface InputDocument {
+  id: string
+  content: string
+  url?: string | null
+  title?: string | null
+}
+
+/** One decision per document, in input order. Serialised with snake_case keys as JSONL. */
+export interface Decision {
+  id: string | null
+  line: number | null
+  status: 'unique' | 'duplicate' | 'rejected'
+  duplicateOf: string | null
+  distance: number | null
+  layer: Layer | null
+  clusterId: string | null
+  simhash: string | null
+  reason: string | null
+  /** Which rule decided a simhash-layer duplicate, or which would have (short texts). */
+  rule: Rule | null
+}
