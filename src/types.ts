@@ -14,8 +14,11 @@ export interface Fingerprint {
 /** Which layer decided a duplicate. */
 export type Layer = 'url' | 'exact' | 'simhash' | 'title'
 
-/** Which rule decided a near-duplicate: the normal SimHash rule or the stricter short-text one. */
-export type Rule = 'simhash' | 'short-text'
+/**
+ * Which rule decided a near-duplicate: SimHash within k, the stricter short-text rule, or the
+ * MinHash route (estimated shingle resemblance) for edits that push SimHash past k.
+ */
+export type Rule = 'simhash' | 'short-text' | 'minhash'
 
 /** What the store keeps per document: everything a later lookup needs to decide against it. */
 export interface FingerprintRecord {
@@ -40,8 +43,10 @@ export interface FingerprintRecord {
   version: string
   /** Milliseconds since the epoch. */
   indexedAt: number
-  /** Verification features (opaque to the store), e.g. a sorted list of top term hashes. */
+  /** Verification features (opaque to the store): a term set (`t:`) or MinHash minima (`m:`). */
   sketch?: string
+  /** LSH band terms (second candidate route), e.g. `["m0_1a2b3c4d", …]`; absent for short texts. */
+  bands?: readonly string[]
 }
 
 /** One lookup: records sharing a key, or at least `minMatch` of `blocks`, are returned. */
@@ -59,6 +64,8 @@ export interface CandidateQuery {
   since?: number
   /** Never return this id (the document being re-indexed). */
   excludeId?: string
+  /** Second route: records sharing ANY of these band terms are candidates too (no popcount filter). */
+  bands?: readonly string[]
 }
 
 export interface PutResult {

@@ -4,7 +4,7 @@ import { UsageError } from './io.js'
 type Options = NonNullable<ParseArgsConfig['options']>
 
 /** parseArgs with usage errors instead of TypeErrors. */
-export function parse<T extends Options>(args: string[], options: T) {
+export function parse<T extends Options>(args: string[], options: T): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true })
   } catch (err) {

@@ -1,6 +1,7 @@
 import type { CandidateQuery, Decision, FingerprintRecord, InputDocument, Layer, Rule } from '../types.js'
 import { hamming, fingerprintToHex } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
+import { minhashSimilarity } from '../fingerprint/minhash.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -72,6 +73,7 @@ export class Deduplicator {
         titleHash: o.layers.title ? d.titleHash : null,
         excludeId: d.id,
       }
+      if (o.minhash && d.bands.length > 0) q.bands = d.bands
       if (since !== undefined) q.since = since
       return q
     })
@@ -102,6 +104,7 @@ export class Deduplicator {
         indexedAt: now,
       }
       if (d.sketch !== null) record.sketch = d.sketch
+      if (d.bands.length > 0) record.bands = d.bands
       // A re-indexed id replaces its earlier copy in the batch too.
       if (batchIds.has(d.id)) batch.splice(batch.findIndex((r) => r.id === d.id), 1)
       batchIds.add(d.id)
@@ -153,10 +156,13 @@ export class Deduplicator {
     let best: Match | null = null
     let bestRank = Infinity
     for (const c of candidates) {
+      // A re-indexed representative is not a duplicate of its own cluster's members.
+      if (c.clusterId === d.id) continue
       const m = this.matchOne(d, c)
       if (m === null) continue
       // Earlier layer wins; within a layer the nearest; ties go to the earliest indexed, then id.
-      const rank = LAYER_RANK[m.layer] * 1000 + m.distance
+      // The MinHash rule ranks after every SimHash-rule match of the same layer.
+      const rank = LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance
       if (
         best === null ||
         rank < bestRank ||
@@ -185,6 +191,13 @@ export class Deduplicator {
       ) {
         return { record: c, distance, layer: 'simhash', rule: 'short-text' }
       }
+    }
+    // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
+    if (
+      o.layers.simhash && o.minhash && !d.short && !c.short && d.sketch !== null && c.sketch !== undefined &&
+      minhashSimilarity(d.sketch, c.sketch) >= o.minResemblance
+    ) {
+      return { record: c, distance, layer: 'simhash', rule: 'minhash' }
     }
     if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
     return null

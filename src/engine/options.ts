@@ -25,6 +25,13 @@ export interface DeduplicatorOptions {
   /** Blocks of the inverted index: m blocks, s must match, guarantees m − s. @default { blocks: 4, minMatch: 1 } */
   blockScheme?: BlockScheme
   layers?: LayerOptions
+  /**
+   * Second candidate route: MinHash LSH bands over word 3-shingles, verified by estimated
+   * resemblance. Catches truncated copies and added paragraphs that push SimHash past k. @default true
+   */
+  minhash?: boolean
+  /** Estimated shingle resemblance (Jaccard) at or above which the MinHash route calls a duplicate. @default 0.5 (0–1) */
+  minResemblance?: number
   /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
   windowMs?: number
   /** Largest accepted content, in UTF-16 code units. @default 10_000_000 */
@@ -35,6 +42,8 @@ export interface DeduplicatorOptions {
 
 export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
   maxDistance: 3,
+  minhash: true,
+  minResemblance: 0.5,
   maxContentLength: 10_000_000,
 })
 
@@ -48,6 +57,8 @@ export interface ResolvedDeduplicatorOptions {
   readonly blockScheme: BlockScheme
   readonly layers: Readonly<Required<LayerOptions>>
   readonly windowMs: number | undefined
+  readonly minhash: boolean
+  readonly minResemblance: number
   readonly maxContentLength: number
   readonly now: () => number
 }
@@ -86,6 +97,10 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
   if (!Number.isInteger(maxContentLength) || maxContentLength < 1) {
     throw new DedupError('INVALID_OPTION', `Expected \`maxContentLength\` to be a positive integer, got ${describeValue(maxContentLength)}.`)
   }
+  const minResemblance = options.minResemblance ?? DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance
+  if (typeof minResemblance !== 'number' || !(minResemblance > 0 && minResemblance <= 1)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`minResemblance\` to be a number above 0 and at most 1, got ${describeValue(minResemblance)}.`)
+  }
   const analyzer = isAnalyzer(options.analyzer) ? options.analyzer : createAnalyzer(options.analyzer ?? {})
   return Object.freeze({
     store: options.store,
@@ -94,6 +109,8 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
     blockScheme,
     layers: Object.freeze(layers),
     windowMs,
+    minhash: options.minhash ?? DEFAULT_DEDUPLICATOR_OPTIONS.minhash,
+    minResemblance,
     maxContentLength,
     now: options.now ?? Date.now,
   })

@@ -24,6 +24,7 @@ export interface PreparedDocument {
   titleHash: string | null
   short: boolean
   sketch: string | null
+  bands: string[]
 }
 
 /** Result of preparing one item: a prepared document or a rejection. */
@@ -64,6 +65,7 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
       titleHash: title === '' || isGenericTitle(title) ? null : hash64Hex(title),
       short: analysis.short,
       sketch: analysis.sketch,
+      bands: analysis.bands,
     },
   }
 }

@@ -3,17 +3,18 @@ import { DedupError, describeValue } from '../errors.js'
 import { normalizeContent } from '../normalize/index.js'
 import type { Segmenter, UserWord } from '../segment/segmenter.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
-import { weightTerms, DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
+import { contentTokens, weightContentTokens, DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
 import { simhash } from './simhash.js'
 import { hash64Hex } from './hash.js'
 import { isShortText, termSetSketch, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
+import { minhashSketch } from './minhash.js'
 
 /**
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/1'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/2'
 
 /** Everything the engine needs to know about one document's content. */
 export interface Analysis {
@@ -23,8 +24,10 @@ export interface Analysis {
   /** Few or dominated terms: decided by the short-text rule. */
   short: boolean
   contentHash: string
-  /** Term-set sketch, for short texts only. */
+  /** Verification sketch: the term set (`t:`) of a short text, or MinHash minima (`m:`) otherwise. */
   sketch: string | null
+  /** LSH band terms of the MinHash sketch (second candidate route); empty for short texts. */
+  bands: string[]
 }
 
 /** Options of the analysis pipeline (normalise → segment → weight → fingerprint). */
@@ -91,15 +94,19 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     segment: (normalized) => segmenter.cut(normalized),
     analyze(content: string): Analysis {
       const normalized = normalize(content)
-      const terms = weightTerms(segmenter.cut(normalized), idf, stop.words, weighting)
+      const tokens = contentTokens(segmenter.cut(normalized), stop.words)
+      const terms = weightContentTokens(tokens, idf, weighting)
       const short = isShortText(terms, shortText)
+      const minhash = short ? null : minhashSketch(tokens)
       return {
         normalized,
         terms,
         fingerprint: simhash(terms),
         short,
-        contentHash: hash64Hex(normalized),
-        sketch: short ? termSetSketch(terms) : null,
+        // Line layout is not content: hash with every whitespace run folded to one space.
+        contentHash: hash64Hex(normalized.replace(/\s+/g, ' ')),
+        sketch: short ? termSetSketch(terms) : (minhash?.sketch ?? null),
+        bands: minhash?.bands ?? [],
       }
     },
   }

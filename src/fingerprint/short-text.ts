@@ -36,9 +36,16 @@ export function isShortText(terms: readonly WeightedTerm[], options: ShortTextOp
 /**
  * The short-text sketch: the sorted, distinct 32-bit hashes of the terms, as 8-hex chunks.
  * Stored with short records only, so it stays small.
- * @example termSetSketch([{ term: 'a', weight: 1 }]) // 8 hex digits
+ * @example termSetSketch([{ term: 'a', weight: 1 }]) // 't:' + 8 hex digits
  */
 export function termSetSketch(terms: readonly WeightedTerm[]): string {
+  return TERM_SET_PREFIX + termHashes(terms)
+}
+
+/** Prefix of term-set sketches (MinHash sketches start with `m:`). */
+export const TERM_SET_PREFIX = 't:'
+
+function termHashes(terms: readonly WeightedTerm[]): string {
   const hashes = new Uint32Array(terms.length)
   for (let i = 0; i < terms.length; i++) {
     hashToken(terms[i]!.term)
@@ -57,6 +64,8 @@ export function termSetSketch(terms: readonly WeightedTerm[]): string {
 
 /** Jaccard similarity of two term-set sketches (1 for two empty sets). @example sketchJaccard('0000000a', '0000000a') // 1 */
 export function sketchJaccard(a: string, b: string): number {
+  if (a.startsWith(TERM_SET_PREFIX)) a = a.slice(TERM_SET_PREFIX.length)
+  if (b.startsWith(TERM_SET_PREFIX)) b = b.slice(TERM_SET_PREFIX.length)
   const na = a.length >>> 3
   const nb = b.length >>> 3
   if (na === 0 && nb === 0) return 1

@@ -55,6 +55,20 @@ const CONTENT = /[\p{L}\p{N}]/u
 const NUMBER = /^[\p{N}.,:%+-]+$/u
 
 /**
+ * The content tokens, in order: stop words, whitespace and punctuation dropped.
+ * @example contentTokens(['北京', '的', '，', '大学'], new Set(['的'])) // ['北京', '大学']
+ */
+export function contentTokens(tokens: readonly string[], stopWords: ReadonlySet<string>): string[] {
+  const out: string[] = []
+  for (const token of tokens) {
+    if (token.length === 1 && token.charCodeAt(0) <= 0x20) continue // whitespace: skip the regex
+    if (stopWords.has(token) || !CONTENT.test(token)) continue
+    out.push(token)
+  }
+  return out
+}
+
+/**
  * Counts and weights tokens: stop words and punctuation dropped, weight = (1 + ln tf) · idf ·
  * factor. Returns terms in first-occurrence order (deterministic).
  * @example weightTerms(['北京', '的', '北京'], idf, stop) // [{ term: '北京', weight: … }]
@@ -65,17 +79,15 @@ export function weightTerms(
   stopWords: ReadonlySet<string>,
   options: WeightingOptions = {},
 ): WeightedTerm[] {
+  return weightContentTokens(contentTokens(tokens, stopWords), idf, options)
+}
+
+/** `weightTerms` for tokens already filtered by `contentTokens`. */
+export function weightContentTokens(tokens: readonly string[], idf: IdfTable, options: WeightingOptions = {}): WeightedTerm[] {
   const singleCharFactor = options.singleCharFactor ?? DEFAULT_WEIGHTING_OPTIONS.singleCharFactor
   const numberFactor = options.numberFactor ?? DEFAULT_WEIGHTING_OPTIONS.numberFactor
   const tf = new Map<string, number>()
-  for (const token of tokens) {
-    if (token.length === 1) {
-      const c = token.charCodeAt(0)
-      if (c <= 0x20) continue // whitespace: the most common token, skip the regex
-    }
-    if (stopWords.has(token) || !CONTENT.test(token)) continue
-    tf.set(token, (tf.get(token) ?? 0) + 1)
-  }
+  for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1)
   const out: WeightedTerm[] = []
   for (const [term, count] of tf) {
     let w = (1 + Math.log(count)) * (idf.get(term) ?? idf.mean)

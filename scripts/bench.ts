@@ -1,0 +1,107 @@
+/**
+ * Throughput benchmark on the Debian Chinese corpus (scripts/corpus): docs/s and MB/s per stage
+ * and for the whole pipeline, next to the raw segmentation throughput of the segmenter used;
+ * the worker pool on all cores; memory per stored fingerprint. `--es URL` adds end-to-end
+ * indexing into Elasticsearch.
+ *
+ *   npx tsx scripts/bench.ts [--runs 3] [--workers 2] [--segmenter wasm|node-rs] [--es URL] [--json FILE]
+ */
+import { parseArgs } from 'node:util'
+import { writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { loadCorpus } from './corpus/load.js'
+import {
+  createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
+  normalizeContent, openMemoryStore, simhash, tryCreateNodeRsSegmenter, weightTerms, type FingerprintStore, type JsonlLine, type Segmenter,
+} from '../src/index.js'
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    workers: { type: 'string', default: String(Math.min(2, os.availableParallelism())) },
+    segmenter: { type: 'string', default: 'wasm' },
+    es: { type: 'string' },
+    json: { type: 'string' },
+  },
+})
+const runs = Number(values.runs)
+const corpus = await loadCorpus({ log: (l) => console.error(l) })
+const contents = corpus.map((d) => d.content)
+const chars = contents.reduce((s, c) => s + c.length, 0)
+const bytes = contents.reduce((s, c) => s + Buffer.byteLength(c), 0)
+console.log(`corpus: ${contents.length} docs, ${(chars / 1e6).toFixed(2)} M chars, ${(bytes / 1e6).toFixed(1)} MB UTF-8; node ${process.version}, ${os.cpus()[0]?.model ?? '?'}`)
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]!
+}
+
+interface Row { stage: string; seconds: number; docsPerSec: number; mbPerSec: number; charsPerSec: number }
+const rows: Row[] = []
+async function measure(stage: string, fn: () => unknown | Promise<unknown>, n = contents.length): Promise<Row> {
+  await fn() // warm-up (JIT, dictionary build, IDF load)
+  const times: number[] = []
+  for (let r = 0; r < runs; r++) {
+    const t = performance.now()
+    await fn()
+    times.push((performance.now() - t) / 1000)
+  }
+  const seconds = median(times)
+  const row = { stage, seconds, docsPerSec: n / seconds, mbPerSec: bytes / 1e6 / seconds, charsPerSec: chars / seconds }
+  rows.push(row)
+  console.log(`${stage.padEnd(34)} ${Math.round(row.docsPerSec).toString().padStart(7)} docs/s ${row.mbPerSec.toFixed(2).padStart(7)} MB/s ${(row.charsPerSec / 1e6).toFixed(2).padStart(6)} M chars/s`)
+  return row
+}
+
+const segmenter: Segmenter = values.segmenter === 'node-rs' ? (tryCreateNodeRsSegmenter() ?? createJiebaWasmSegmenter()) : createJiebaWasmSegmenter()
+const idf = defaultIdf()
+const stop = defaultStopWords().words
+const normalized = contents.map((c) => normalizeContent(c))
+const tokens = normalized.map((n) => segmenter.cut(n))
+const weighted = tokens.map((t) => weightTerms(t, idf, stop))
+
+console.log(`\nstages (one core, segmenter ${values.segmenter}, median of ${runs}):`)
+await measure('normalise', () => contents.forEach((c) => normalizeContent(c)))
+const raw = await measure('segment (raw jieba cut)', () => normalized.forEach((n) => segmenter.cut(n)))
+await measure('weight (TF-IDF)', () => tokens.forEach((t) => weightTerms(t, idf, stop)))
+await measure('simhash', () => weighted.forEach((w) => simhash(w)))
+const analyzer = createAnalyzer({ segmenter })
+const pipeline = await measure('pipeline (analyze: all stages)', () => contents.forEach((c) => analyzer.analyze(c)))
+
+async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeof createPreparePool>> | null) {
+  const dedup = createDeduplicator({ store, analyzer })
+  const lines: JsonlLine[] = corpus.map((d, i) => ({ line: i + 1, text: JSON.stringify({ id: d.id, content: d.content, title: d.title }) }))
+  for (let i = 0; i < lines.length; i += 500) {
+    const batch = lines.slice(i, i + 500)
+    const prepared = pool === null ? batch.map((l) => dedup.prepare({ value: JSON.parse((l as { text: string }).text), line: l.line })) : await pool.prepareLines(batch)
+    await dedup.decide(prepared)
+  }
+}
+const engine1 = await measure('engine, 1 thread, memory store', async () => engineRun(await openMemoryStore(), null))
+const workers = Number(values.workers)
+const pool = await createPreparePool({ workers, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 10_000_000, expectVersion: analyzer.version })
+const engineN = await measure(`engine, ${workers} workers, memory store`, async () => engineRun(await openMemoryStore(), pool))
+await pool.close()
+
+console.log(`\npipeline / raw segmentation (one core): ${(pipeline.charsPerSec / raw.charsPerSec).toFixed(2)}× (target ≥ 0.7×)`)
+console.log(`engine with ${workers} workers / raw segmentation: ${(engineN.charsPerSec / raw.charsPerSec).toFixed(2)}× (target ≥ 1.8× on 2 cores); vs 1 thread ${(engineN.docsPerSec / engine1.docsPerSec).toFixed(2)}×`)
+
+let es: Record<string, number> | undefined
+if (values.es !== undefined) {
+  const { createElasticsearchStore } = await import('../src/store/elasticsearch.js')
+  const index = `simdup-bench-${process.pid}`
+  const store = await createElasticsearchStore({ node: values.es, index })
+  try {
+    const t = performance.now()
+    await engineRun(store, null)
+    const s = (performance.now() - t) / 1000
+    const r = { docsPerSec: contents.length / s, vsFingerprintOnly: contents.length / s / pipeline.docsPerSec }
+    es = r
+    console.log(`\nelasticsearch end to end (1 thread): ${Math.round(r.docsPerSec)} docs/s = ${r.vsFingerprintOnly.toFixed(2)}× fingerprint-only (target ≥ 0.6×)`)
+  } finally {
+    await (store as unknown as { client: { indices: { delete(a: object): Promise<unknown> } } }).client.indices.delete({ index }).catch(() => undefined)
+    await store.close()
+  }
+}
+
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, es }, null, 2))

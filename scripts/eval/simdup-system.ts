@@ -1,0 +1,24 @@
+/** simdup itself as an EvalSystem: the default configuration on an in-memory store. */
+import { createDeduplicator, openMemoryStore, type DeduplicatorOptions } from '../../src/index.js'
+import type { EvalSystem } from './systems.js'
+
+/**
+ * @param options overrides of the default Deduplicator options (for ablations in the eval).
+ * @example const system = await createSimdupSystem()
+ */
+export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptions, 'store'>> = {}, name = 'simdup'): Promise<EvalSystem> {
+  return {
+    name,
+    async run(docs) {
+      const store = await openMemoryStore()
+      const dedup = createDeduplicator({ ...options, store })
+      const out = []
+      for (let i = 0; i < docs.length; i += 500) {
+        const decisions = await dedup.add(docs.slice(i, i + 500).map((d) => ({ id: d.id, content: d.content, ...(d.title === undefined ? {} : { title: d.title }), ...(d.url === undefined ? {} : { url: d.url }) })))
+        for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '' })
+      }
+      await store.close()
+      return out
+    },
+  }
+}

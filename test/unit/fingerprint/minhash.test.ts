@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'vitest'
+import { minhashSketch, minhashSimilarity, MINHASH_SIZE, BAND_COUNT } from '../../../src/fingerprint/minhash.js'
+
+const words = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
+
+/** Exact Jaccard of two token sequences' 3-shingle sets: the oracle the sketch estimates. */
+function shingleJaccard(a: string[], b: string[]): number {
+  const sh = (t: string[]) => new Set(t.slice(0, -2).map((_, i) => `${t[i]}\u0001${t[i + 1]}\u0001${t[i + 2]}`))
+  const x = sh(a)
+  const y = sh(b)
+  const both = [...x].filter((s) => y.has(s)).length
+  return both / (x.size + y.size - both)
+}
+
+describe('minhashSketch', () => {
+  test('fewer than three tokens: no sketch', () => {
+    expect(minhashSketch(['北京', '大学'])).toBeNull() // "Beijing", "university"
+  })
+  test('shape: m: + 2 hex per minimum, one band term per band', () => {
+    const s = minhashSketch(words(50))!
+    expect(s.sketch).toMatch(new RegExp(`^m:[0-9a-f]{${2 * MINHASH_SIZE}}$`))
+    expect(s.bands).toHaveLength(BAND_COUNT)
+    s.bands.forEach((b, i) => expect(b).toMatch(new RegExp(`^m${i}_[0-9a-f]{8}$`)))
+  })
+  test('identical sequences: identical sketches; word order matters (shingles)', () => {
+    expect(minhashSketch(words(40))).toEqual(minhashSketch(words(40)))
+    expect(minhashSketch(words(40))!.sketch).not.toBe(minhashSketch(words(40).reverse())!.sketch)
+  })
+  test('estimates shingle Jaccard: truncation keeps most bands, unrelated text shares none', () => {
+    const base = words(400)
+    const cut = base.slice(0, 340) // 15 % cut off the end
+    const other = words(400, 'x')
+    const a = minhashSketch(base)!
+    const b = minhashSketch(cut)!
+    const c = minhashSketch(other)!
+    const j = shingleJaccard(base, cut)
+    expect(Math.abs(minhashSimilarity(a.sketch, b.sketch) - j)).toBeLessThan(0.35) // 16 minima: coarse
+    expect(minhashSimilarity(a.sketch, c.sketch)).toBeLessThan(0.2)
+    expect(a.bands.filter((t) => c.bands.includes(t))).toEqual([])
+  })
+  test('averaged over many pairs, the estimate is unbiased within 0.05', () => {
+    let sumEst = 0
+    let sumTrue = 0
+    for (let k = 0; k < 40; k++) {
+      const base = words(300, `d${k}_`)
+      const edited = base.slice(0, 200 + k).concat(words(30, `ad${k}_`))
+      sumEst += minhashSimilarity(minhashSketch(base)!.sketch, minhashSketch(edited)!.sketch)
+      sumTrue += shingleJaccard(base, edited)
+    }
+    expect(Math.abs(sumEst - sumTrue) / 40).toBeLessThan(0.05)
+  })
+  test('similarity of non-MinHash sketches is NaN', () => {
+    expect(minhashSimilarity('t:00000001', 'm:00')).toBeNaN()
+  })
+})

@@ -1,0 +1,49 @@
+import { describe, expect, test } from 'vitest'
+import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter, parseUserDict, parseStopWords, normalizeContent } from '../../../src/index.js'
+import { loadCorpus } from '../../../scripts/corpus/load.js'
+
+describe('segmenters', () => {
+  const wasm = createJiebaWasmSegmenter()
+  const nodeRs = tryCreateNodeRsSegmenter()
+
+  test('jieba-wasm cuts dictionary words, HMM off', () => {
+    expect(wasm.cut('北京大学的学生')).toEqual(['北京大学', '的', '学生']) // "students of Peking University"
+  })
+
+  test('@node-rs/jieba is installed here (dev dependency) and named like jieba-wasm', () => {
+    expect(nodeRs).toBeDefined()
+    expect(nodeRs!.name).toBe(wasm.name)
+  })
+
+  // The fingerprint must not depend on which implementation ran: same tokens on the whole corpus.
+  test('both produce identical tokens on the benchmark corpus (normalised)', async () => {
+    const corpus = await loadCorpus()
+    expect(corpus.length).toBeGreaterThan(1000)
+    let mismatches = 0
+    let first = ''
+    for (const doc of corpus) {
+      const text = normalizeContent(doc.content)
+      const a = wasm.cut(text)
+      const b = nodeRs!.cut(text)
+      if (a.join('\u0001') !== b.join('\u0001')) {
+        mismatches++
+        first ||= doc.id
+      }
+    }
+    expect({ mismatches, first }).toEqual({ mismatches: 0, first: '' })
+  }, 300_000)
+
+  test('user words are added to both, with the same effect', () => {
+    const words = parseUserDict('# cloud-native, large model\n云原生 3000\n大模型\n')
+    expect(words).toEqual([{ word: '云原生', freq: 3000 }, { word: '大模型' }])
+    const text = '云原生大模型的推理服务' // "cloud-native large-model inference service"
+    wasm.addWords(words)
+    nodeRs!.addWords(words)
+    expect(wasm.cut(text).slice(0, 2)).toEqual(['云原生', '大模型'])
+    expect(nodeRs!.cut(text)).toEqual(wasm.cut(text))
+  })
+
+  test('stop-word lists parse with comments and case folding', () => {
+    expect([...parseStopWords('# c\n的\nThe\n\n')]).toEqual(['的', 'the'])
+  })
+})
