@@ -2,6 +2,7 @@ import { DedupError } from '../index.js'
 import { UsageError, type CliIO } from './io.js'
 import { indexCommand } from './commands/index-jsonl.js'
 import { fingerprintCommand, compareCommand } from './commands/fingerprint.js'
+import { clustersCommand, clusterCommand, explainCommand, deleteCommand, reconcileCommand } from './commands/inspect.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
 
@@ -9,6 +10,11 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   index: { run: indexCommand, summary: 'deduplicate and index a JSONL file (or - for stdin)' },
   fingerprint: { run: fingerprintCommand, summary: 'print the SimHash of a text' },
   compare: { run: compareCommand, summary: 'distance and shared terms of two texts' },
+  reconcile: { run: reconcileCommand, summary: 'merge near-duplicate clusters that concurrent indexers left apart' },
+  clusters: { run: clustersCommand, summary: 'the largest duplicate clusters' },
+  cluster: { run: clusterCommand, summary: 'members of one cluster, with distances and texts' },
+  explain: { run: explainCommand, summary: 'why two stored documents are (not) duplicates' },
+  delete: { run: deleteCommand, summary: 'delete documents; clusters elect a new representative' },
 }
 
 export const MAIN_HELP = () => `simdup: near-duplicate detection for (mostly Chinese) text

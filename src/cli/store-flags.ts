@@ -1,15 +1,50 @@
 import { resolve } from 'node:path'
-import { openMemoryStore, type FingerprintStore, type BlockScheme } from '../index.js'
+import { openMemoryStore, createElasticsearchStore, type FingerprintStore, type ElasticsearchAuth } from '../index.js'
 import type { CliIO } from './io.js'
+import { UsageError } from './io.js'
 
 export const STORE_FLAGS = {
   store: { type: 'string' },
+  es: { type: 'string' },
+  index: { type: 'string' },
+  'es-api-key': { type: 'string' },
+  'es-ca': { type: 'string' },
 } as const
 
-export const STORE_HELP = `  --store DIR        embedded store directory (default ./.simdup)`
+export const STORE_HELP = `Store (embedded by default; Elasticsearch with --es or ES_URL):
+  --store DIR        embedded store directory (default ./.simdup)
+  --es URL           Elasticsearch node (env ES_URL); user:pass@ in the URL is used, never shown
+  --index NAME       Elasticsearch index (default simdup)
+  --es-api-key KEY   API key (env ES_API_KEY); or env ES_USERNAME + ES_PASSWORD
+  --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)`
 
-/** Opens the store the flags name: the embedded store in --store (default ./.simdup). */
-export async function openStoreFromFlags(values: { store?: string | undefined }, io: CliIO): Promise<{ store: FingerprintStore; blockScheme?: BlockScheme }> {
-  const dir = resolve(io.cwd, values.store ?? '.simdup')
-  return { store: await openMemoryStore({ dir }) }
+type StoreFlagValues = { store?: string | undefined; es?: string | undefined; index?: string | undefined; 'es-api-key'?: string | undefined; 'es-ca'?: string | undefined }
+
+/** Where the store flags point: an Elasticsearch index or an embedded store directory. */
+export function describeStore(values: StoreFlagValues, io: CliIO): string {
+  const url = values.es ?? io.env.ES_URL
+  return url === undefined ? `embedded store ${resolve(io.cwd, values.store ?? '.simdup')}` : `Elasticsearch index ${values.index ?? 'simdup'}`
+}
+
+/** Opens the store the flags name: Elasticsearch with --es / ES_URL, else the embedded store in --store (default ./.simdup). */
+export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
+  const url = values.es ?? io.env.ES_URL
+  if (url === undefined) {
+    if (values.index !== undefined) throw new UsageError('--index needs --es URL (or ES_URL).')
+    const dir = resolve(io.cwd, values.store ?? '.simdup')
+    return { store: await openMemoryStore({ dir }), kind: 'memory' }
+  }
+  if (values.store !== undefined) throw new UsageError('Use either --store (embedded) or --es (Elasticsearch), not both.')
+  const apiKey = values['es-api-key'] ?? io.env.ES_API_KEY
+  let auth: ElasticsearchAuth | undefined
+  if (apiKey !== undefined) auth = { apiKey }
+  else if (io.env.ES_USERNAME !== undefined && io.env.ES_PASSWORD !== undefined) auth = { username: io.env.ES_USERNAME, password: io.env.ES_PASSWORD }
+  const caFile = values['es-ca'] ?? io.env.ES_CA_CERT
+  const store = await createElasticsearchStore({
+    node: url,
+    index: values.index ?? 'simdup',
+    ...(auth === undefined ? {} : { auth }),
+    ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
+  })
+  return { store, kind: 'elasticsearch' }
 }

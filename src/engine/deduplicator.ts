@@ -1,17 +1,9 @@
-import type { CandidateQuery, Decision, FingerprintRecord, InputDocument, Layer, Rule } from '../types.js'
-import { hamming, fingerprintToHex } from '../fingerprint/hamming.js'
-import { sketchJaccard } from '../fingerprint/short-text.js'
-import { minhashSimilarity } from '../fingerprint/minhash.js'
+import type { CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
+import { fingerprintToHex } from '../fingerprint/hamming.js'
+import { bestMatch, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
-
-interface Match {
-  record: FingerprintRecord
-  distance: number
-  layer: Layer
-  rule: Rule | null
-}
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -87,7 +79,7 @@ export class Deduplicator {
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
       const earlier = batch.filter((r) => r.id !== d.id)
-      const match = this.bestMatch(d, stored.concat(earlier))
+      const match = bestMatch(d, stored.concat(earlier), o)
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -151,60 +143,7 @@ export class Deduplicator {
   summary(): DedupStatsSnapshot {
     return this.stats.snapshot()
   }
-
-  private bestMatch(d: PreparedDocument, candidates: readonly FingerprintRecord[]): Match | null {
-    let best: Match | null = null
-    let bestRank = Infinity
-    for (const c of candidates) {
-      // A re-indexed representative is not a duplicate of its own cluster's members.
-      if (c.clusterId === d.id) continue
-      const m = this.matchOne(d, c)
-      if (m === null) continue
-      // Earlier layer wins; within a layer the nearest; ties go to the earliest indexed, then id.
-      // The MinHash rule ranks after every SimHash-rule match of the same layer.
-      const rank = LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance
-      if (
-        best === null ||
-        rank < bestRank ||
-        (rank === bestRank && (c.indexedAt < best.record.indexedAt || (c.indexedAt === best.record.indexedAt && c.id < best.record.id)))
-      ) {
-        best = m
-        bestRank = rank
-      }
-    }
-    return best
-  }
-
-  private matchOne(d: PreparedDocument, c: FingerprintRecord): Match | null {
-    const o = this.options
-    const distance = hamming(d.fingerprint, c.fingerprint)
-    if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null }
-    // Records of another fingerprint version were normalised/hashed differently: only URLs compare.
-    if (c.version !== o.analyzer.version) return null
-    if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null }
-    if (o.layers.simhash && distance <= o.maxDistance) {
-      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash' }
-      const short = o.analyzer.shortText
-      if (
-        d.short && c.short && d.sketch !== null && c.sketch !== undefined &&
-        distance <= short.maxDistance && sketchJaccard(d.sketch, c.sketch) >= short.minJaccard
-      ) {
-        return { record: c, distance, layer: 'simhash', rule: 'short-text' }
-      }
-    }
-    // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-    if (
-      o.layers.simhash && o.minhash && !d.short && !c.short && d.sketch !== null && c.sketch !== undefined &&
-      minhashSimilarity(d.sketch, c.sketch) >= o.minResemblance
-    ) {
-      return { record: c, distance, layer: 'simhash', rule: 'minhash' }
-    }
-    if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
-    return null
-  }
 }
-
-const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
 
 function rejected(id: string | null, line: number | null, reason: string): Decision {
   const where = line === null ? '' : `line ${line}: `

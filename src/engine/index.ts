@@ -4,3 +4,5 @@ export { createPreparePool, fromPortable, type PreparePool, type PreparePoolOpti
 export { resolveDeduplicatorOptions, parseDuration, DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS, type DeduplicatorOptions, type ResolvedDeduplicatorOptions, type LayerOptions } from './options.js'
 export { validateDocument, type Validated } from './validate.js'
 export type { DedupStatsSnapshot } from './stats.js'
+export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './reconcile.js'
+export { matchCandidate, bestMatch, compareMatches, type Match, type MatchSubject } from './match.js'

@@ -82,7 +82,6 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       analyzer: fromPortable(analyzer),
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),
-      ...(opened.blockScheme === undefined ? {} : { blockScheme: opened.blockScheme }),
     })
     const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
     const out: WriteStream | null = outPath === null ? null : createWriteStream(outPath)

@@ -59,12 +59,26 @@ describe('Deduplicator layers', () => {
     expect(['exact', 'simhash']).toContain(x!.layer)
   })
 
-  test('simhash layer: an inserted ad line keeps the copy within k', async () => {
+  test('an inserted ad line: a near-duplicate by SimHash or, past k, by the MinHash route', async () => {
     const d = await dedup()
     await d.add([{ id: 'a', content: ARTICLE_A }])
     const [x] = await d.add([{ id: 'ad', content: `${ARTICLE_A}关注公众号，领取福利。` }]) // "follow our account for gifts"
-    expect(x).toMatchObject({ status: 'duplicate', duplicateOf: 'a', layer: 'simhash', rule: 'simhash' })
-    expect(x!.distance).toBeLessThanOrEqual(3)
+    expect(x).toMatchObject({ status: 'duplicate', duplicateOf: 'a', layer: 'simhash' })
+    if (x!.distance! > 3) expect(x!.rule).toBe('minhash')
+    else expect(x!.rule).toBe('simhash')
+  })
+
+  test('a copy with its last sixth cut off is caught by the MinHash route; off without it', async () => {
+    const cut = ARTICLE_B.slice(0, Math.floor((ARTICLE_B.length * 5) / 6))
+    const on = await dedup()
+    await on.add([{ id: 'b', content: ARTICLE_B }])
+    const [x] = await on.add([{ id: 'cut', content: cut }])
+    expect(x).toMatchObject({ status: 'duplicate', duplicateOf: 'b', layer: 'simhash' })
+    const off = await dedup({ minhash: false })
+    await off.add([{ id: 'b', content: ARTICLE_B }])
+    const [y] = await off.add([{ id: 'cut', content: cut }])
+    if (y!.status === 'duplicate') expect(y!.distance).toBeLessThanOrEqual(3)
+    else expect(x!.rule).toBe('minhash')
   })
 
   test('HTML chrome around a copy is dropped', async () => {
@@ -240,19 +254,26 @@ describe('engine vs brute force', () => {
     const out = await d.add(docs.slice(0, 60))
     out.push(...(await d.add(docs.slice(60))))
     const analyses = docs.map((x) => analyzer.analyze(x.content))
+    // The oracle: the documented rules, applied to every earlier document (no index, no blocks).
+    const jaccard = (a: string, b: string) => {
+      const x = new Set(a.slice(2).match(/.{8}/g))
+      const y = new Set(b.slice(2).match(/.{8}/g))
+      return [...x].filter((h) => y.has(h)).length / new Set([...x, ...y]).size
+    }
+    const resemblance = (a: string, b: string) => {
+      let eq = 0
+      for (let j = 2; j < a.length; j += 2) if (a.slice(j, j + 2) === b.slice(j, j + 2)) eq++
+      return Math.max(0, (eq / ((a.length - 2) / 2) - 1 / 256) / (1 - 1 / 256))
+    }
     out.forEach((decision, i) => {
       const me = analyses[i]!
-      const earlier = analyses.slice(0, i)
-      const exact = earlier.findIndex((e) => e.contentHash === me.contentHash)
-      const near = earlier
-        .map((e, j) => ({ j, dist: hamming(e.fingerprint, me.fingerprint), e }))
-        .filter(({ dist, e }) => dist <= 3 && !me.short && !e.short)
-      const expected = exact >= 0 || near.length > 0
-      expect(decision.status, `doc ${i}`).toBe(expected ? 'duplicate' : 'unique')
-      if (exact < 0 && near.length > 0) {
-        const best = Math.min(...near.map((x) => x.dist))
-        expect(decision.distance).toBe(best)
-      }
+      const matches = analyses.slice(0, i).filter((e) => {
+        if (e.contentHash === me.contentHash) return true
+        const dist = hamming(e.fingerprint, me.fingerprint)
+        if (!me.short && !e.short) return dist <= 3 || resemblance(me.sketch!, e.sketch!) >= 0.5
+        return me.short && e.short && dist <= 3 && jaccard(me.sketch!, e.sketch!) >= 0.8
+      })
+      expect(decision.status, `doc ${i}`).toBe(matches.length > 0 ? 'duplicate' : 'unique')
     })
   })
 })

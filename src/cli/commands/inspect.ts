@@ -1,0 +1,194 @@
+import {
+  createDeduplicator, deleteDocuments, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
+  type FingerprintRecord, type FingerprintStore,
+} from '../../index.js'
+import type { CliIO } from '../io.js'
+import { UsageError } from '../io.js'
+import { parse, intFlag } from '../args.js'
+import { openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { createProgress } from '../progress.js'
+
+const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
+
+export const INSPECT_HELP = {
+  clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n${STORE_HELP}`,
+  cluster: `simdup cluster <ID> [--json] [--text-field content] [store flags]\n\nMembers of a cluster with their distance to the representative, layer, and (Elasticsearch, when\nthe documents carry a text field) a short side-by-side of the texts.\n${STORE_HELP}`,
+  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: distance, which layer and rule applies, term-set\nor shingle resemblance, clusters; with Elasticsearch text, lengths and shared/differing terms.\n${STORE_HELP}`,
+  delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n${STORE_HELP}`,
+  reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nFinds near-duplicate pairs left in different clusters (two indexers writing at once) and merges\neach later cluster into the earlier one. Idempotent.\n${STORE_HELP}`,
+}
+
+async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
+  const { store, kind } = await openStoreFromFlags(values, io)
+  try {
+    return await fn(store, kind)
+  } finally {
+    await store.close()
+  }
+}
+
+/** Texts of documents from an Elasticsearch index's _source (empty for the embedded store). */
+async function fetchTexts(store: FingerprintStore, ids: string[], field: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  const es = store as FingerprintStore & { client?: { mget(a: object): Promise<{ docs: { _id: string; found?: boolean; _source?: Record<string, unknown> }[] }> }; options?: { index: string } }
+  if (es.client === undefined || es.options === undefined || ids.length === 0) return out
+  const res = await es.client.mget({ index: es.options.index, ids, _source: [field] })
+  for (const d of res.docs) {
+    const v = d._source?.[field]
+    if (typeof v === 'string') out.set(d._id, v)
+  }
+  return out
+}
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ')
+
+/** `simdup clusters`. */
+export async function clustersCommand(args: string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, { ...COMMON, top: { type: 'string' }, 'min-size': { type: 'string' } })
+  if (values.help) return void io.stdout.write(INSPECT_HELP.clusters + '\n'), 0
+  const top = intFlag(values.top, 'top', 20, 1, 10_000)
+  const minSize = intFlag(values['min-size'], 'min-size', 2, 1, 1_000_000_000)
+  return withStore(values, io, async (store) => {
+    await store.refresh()
+    const clusters = await store.topClusters(top, minSize)
+    if (values.json) io.stdout.write(JSON.stringify({ clusters, documents: await store.count() }) + '\n')
+    else {
+      io.stdout.write(`${'size'.padStart(8)}  cluster\n`)
+      for (const c of clusters) io.stdout.write(`${String(c.size).padStart(8)}  ${c.clusterId}\n`)
+      if (clusters.length === 0) io.stdout.write(`(no cluster with at least ${minSize} members)\n`)
+    }
+    return 0
+  })
+}
+
+/** `simdup cluster ID`. */
+export async function clusterCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(args, { ...COMMON, limit: { type: 'string' } })
+  if (values.help) return void io.stdout.write(INSPECT_HELP.cluster + '\n'), 0
+  if (positionals.length !== 1) throw new UsageError(`Expected one cluster id.\n\n${INSPECT_HELP.cluster}`)
+  const id = positionals[0]!
+  const limit = intFlag(values.limit, 'limit', 1000, 1, 10_000)
+  return withStore(values, io, async (store) => {
+    await store.refresh()
+    const members = await store.members(id, limit)
+    if (members.length === 0) {
+      io.stderr.write(`simdup cluster: no cluster \`${id}\` (ids of clusters: simdup clusters)\n`)
+      return 2
+    }
+    members.sort((a, b) => a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : 1))
+    const rep = members.find((m) => m.id === id) ?? members[0]!
+    const texts = await fetchTexts(store, members.map((m) => m.id), values['text-field'] ?? 'content')
+    const rows = members.map((m) => ({
+      id: m.id,
+      representative: m.id === rep.id,
+      duplicateOf: m.duplicateOf,
+      layer: m.layer,
+      distanceToRepresentative: hamming(m.fingerprint, rep.fingerprint),
+      simhash: fingerprintToHex(m.fingerprint),
+      indexedAt: new Date(m.indexedAt).toISOString(),
+      text: texts.get(m.id) ?? null,
+    }))
+    if (values.json) {
+      io.stdout.write(JSON.stringify({ clusterId: id, size: members.length, members: rows }) + '\n')
+      return 0
+    }
+    io.stdout.write(`cluster ${id}: ${members.length} member(s)\n`)
+    const repText = texts.get(rep.id)
+    for (const r of rows) {
+      const head = `${r.representative ? '*' : ' '} ${r.id.padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${(r.layer ?? 'first').padEnd(7)} ${r.duplicateOf === null ? '' : `dup of ${r.duplicateOf}`}`
+      io.stdout.write(head + '\n')
+      if (r.text !== null && repText !== undefined && !r.representative) {
+        io.stdout.write(`    rep │ ${clip(repText, 60)}\n    doc │ ${clip(r.text, 60)}\n`)
+      }
+    }
+    if (texts.size === 0) io.stdout.write('(texts are not stored in this store; Elasticsearch documents with a `content` field show a side-by-side)\n')
+    return 0
+  })
+}
+
+/** `simdup explain A B`. */
+export async function explainCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(args, COMMON)
+  if (values.help) return void io.stdout.write(INSPECT_HELP.explain + '\n'), 0
+  if (positionals.length !== 2) throw new UsageError(`Expected two document ids.\n\n${INSPECT_HELP.explain}`)
+  const k = intFlag(values.k, 'k', 3, 0, 3)
+  return withStore(values, io, async (store) => {
+    await store.refresh()
+    const [ida, idb] = positionals as [string, string]
+    const got = await store.get([ida, idb])
+    const missing = [ida, idb].filter((x) => !got.has(x))
+    if (missing.length > 0) {
+      io.stderr.write(`simdup explain: not in the store: ${missing.join(', ')}\n`)
+      return 2
+    }
+    const a = got.get(ida)!
+    const b = got.get(idb)!
+    const dedup = createDeduplicator({ store, maxDistance: k })
+    const later = a.indexedAt > b.indexedAt || (a.indexedAt === b.indexedAt && a.id > b.id) ? a : b
+    const earlier = later === a ? b : a
+    const match = matchCandidate(later, earlier, dedup.options)
+    const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version)
+    const texts = await fetchTexts(store, [ida, idb], values['text-field'] ?? 'content')
+    if (values.json) {
+      io.stdout.write(JSON.stringify({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
+      return 0
+    }
+    io.stdout.write(report.lines.join('\n') + '\n')
+    if (texts.size === 2) io.stdout.write(`texts        ${texts.get(ida)!.length} / ${texts.get(idb)!.length} chars (compare them: simdup compare @a @b)\n`)
+    return 0
+  })
+}
+
+function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, match: { layer: string; rule: string | null } | null, version: string) {
+  const distance = hamming(a.fingerprint, b.fingerprint)
+  const resemblance = a.sketch?.startsWith('m:') && b.sketch?.startsWith('m:') ? minhashSimilarity(a.sketch, b.sketch) : null
+  const termJaccard = a.sketch?.startsWith('t:') && b.sketch?.startsWith('t:') ? sketchJaccard(a.sketch, b.sketch) : null
+  const verdict = match === null ? 'not duplicates' : `duplicates by the ${match.layer} layer${match.rule === null ? '' : ` (${match.rule} rule)`}`
+  const reasons: string[] = []
+  if (match === null) {
+    if (a.version !== b.version || a.version !== version) reasons.push('fingerprint versions differ: only URLs compare')
+    if (a.contentHash !== b.contentHash) reasons.push('normalised contents differ')
+    if (distance > k) reasons.push(`distance ${distance} > k = ${k}`)
+    if (a.short || b.short) reasons.push(`${a.short && b.short ? 'both are' : 'one is'} short: the short-text rule needs both short and term Jaccard ≥ 0.8`)
+    if (resemblance !== null) reasons.push(`estimated shingle resemblance ${resemblance.toFixed(2)} below the MinHash threshold`)
+  }
+  const lines = [
+    `verdict      ${verdict}`,
+    `distance     ${distance} (k = ${k})`,
+    `a            ${a.id}  ${fingerprintToHex(a.fingerprint)}  cluster ${a.clusterId}${a.short ? '  short' : ''}${a.layer === null ? '' : `  (${a.layer} dup of ${a.duplicateOf})`}`,
+    `b            ${b.id}  ${fingerprintToHex(b.fingerprint)}  cluster ${b.clusterId}${b.short ? '  short' : ''}${b.layer === null ? '' : `  (${b.layer} dup of ${b.duplicateOf})`}`,
+    `same content ${a.contentHash === b.contentHash}   same url ${a.urlHash !== null && a.urlHash === b.urlHash}   same title ${a.titleHash !== null && a.titleHash === b.titleHash}`,
+  ]
+  if (resemblance !== null) lines.push(`resemblance  ${resemblance.toFixed(2)} (MinHash estimate of word 3-shingle Jaccard)`)
+  if (termJaccard !== null) lines.push(`term jaccard ${termJaccard.toFixed(2)} (short-text term sets)`)
+  if (reasons.length > 0) lines.push(`why not      ${reasons.join('; ')}`)
+  return { a: a.id, b: b.id, distance, k, duplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, sameContent: a.contentHash === b.contentHash, resemblance, termJaccard, sameCluster: a.clusterId === b.clusterId, reasons, lines }
+}
+
+/** `simdup delete ID...`. */
+export async function deleteCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(args, COMMON)
+  if (values.help) return void io.stdout.write(INSPECT_HELP.delete + '\n'), 0
+  if (positionals.length === 0) throw new UsageError(`Expected at least one id.\n\n${INSPECT_HELP.delete}`)
+  return withStore(values, io, async (store) => {
+    const result = await deleteDocuments(createDeduplicator({ store }), positionals)
+    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `deleted ${result.deleted}, re-pointed ${result.reassigned} record(s)\n`)
+    return 0
+  })
+}
+
+/** `simdup reconcile`. */
+export async function reconcileCommand(args: string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, { ...COMMON, batch: { type: 'string' } })
+  if (values.help) return void io.stdout.write(INSPECT_HELP.reconcile + '\n'), 0
+  const k = intFlag(values.k, 'k', 3, 0, 3)
+  const batchSize = intFlag(values.batch, 'batch', 500, 1, 10_000)
+  return withStore(values, io, async (store) => {
+    const total = await store.count()
+    const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total, label: 'scanned' })
+    const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
+    progress.finish()
+    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
+    return 0
+  })
+}

@@ -1,0 +1,84 @@
+import type { Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
+import { hamming } from '../fingerprint/hamming.js'
+import { sketchJaccard } from '../fingerprint/short-text.js'
+import { minhashSimilarity } from '../fingerprint/minhash.js'
+import type { ResolvedDeduplicatorOptions } from './options.js'
+
+/** What matching needs of the document being decided (a prepared document or a stored record). */
+export interface MatchSubject {
+  id: string
+  fingerprint: Fingerprint
+  contentHash: string
+  urlHash: string | null
+  titleHash: string | null
+  short: boolean
+  sketch?: string | null | undefined
+  version?: string
+}
+
+/** A verified match: which record, how far, by which layer and rule. */
+export interface Match {
+  record: FingerprintRecord
+  distance: number
+  layer: Layer
+  rule: Rule | null
+}
+
+type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
+
+/**
+ * Verifies one candidate against a document, layer by layer (url → exact → simhash → title);
+ * null when no enabled layer accepts it. Records of another fingerprint version compare by URL only.
+ * @example matchCandidate(doc, record, dedup.options)?.layer // 'simhash'
+ */
+export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOptions): Match | null {
+  const distance = hamming(d.fingerprint, c.fingerprint)
+  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null }
+  const version = d.version ?? o.analyzer.version
+  if (c.version !== version) return null
+  if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null }
+  const dSketch = d.sketch ?? null
+  if (o.layers.simhash) {
+    if (distance <= o.maxDistance) {
+      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash' }
+      const short = o.analyzer.shortText
+      if (
+        d.short && c.short && dSketch !== null && c.sketch !== undefined &&
+        distance <= short.maxDistance && sketchJaccard(dSketch, c.sketch) >= short.minJaccard
+      ) {
+        return { record: c, distance, layer: 'simhash', rule: 'short-text' }
+      }
+    }
+    // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
+    if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined && minhashSimilarity(dSketch, c.sketch) >= o.minResemblance) {
+      return { record: c, distance, layer: 'simhash', rule: 'minhash' }
+    }
+  }
+  if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
+  return null
+}
+
+const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
+
+/** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, earlier indexed, smaller id. */
+export function compareMatches(a: Match, b: Match): number {
+  const ra = LAYER_RANK[a.layer] * 1000 + (a.rule === 'minhash' ? 100 : 0) + a.distance
+  const rb = LAYER_RANK[b.layer] * 1000 + (b.rule === 'minhash' ? 100 : 0) + b.distance
+  if (ra !== rb) return ra - rb
+  if (a.record.indexedAt !== b.record.indexedAt) return a.record.indexedAt - b.record.indexedAt
+  return a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0
+}
+
+/**
+ * The best verified match among candidates, skipping the document's own cluster members
+ * (a re-indexed representative is not a duplicate of its own cluster).
+ */
+export function bestMatch(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): Match | null {
+  let best: Match | null = null
+  for (const c of candidates) {
+    if (c.clusterId === d.id || c.id === d.id) continue
+    const m = matchCandidate(d, c, o)
+    if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
+  }
+  return best
+}
