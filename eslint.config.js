@@ -5,6 +5,7 @@ export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'node_modules/', '.cache/', 'scripts/es/target/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['scripts/kibana-import'], languageOptions: { sourceType: 'module' } },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', performance: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
     rules: {

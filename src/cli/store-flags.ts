@@ -22,13 +22,13 @@ type StoreFlagValues = { store?: string | undefined; es?: string | undefined; in
 
 /** Where the store flags point: an Elasticsearch index or an embedded store directory. */
 export function describeStore(values: StoreFlagValues, io: CliIO): string {
-  const url = values.es ?? io.env.ES_URL
+  const url = values.es ?? (io.env.ES_URL === '' ? undefined : io.env.ES_URL)
   return url === undefined ? `embedded store ${resolve(io.cwd, values.store ?? '.simdup')}` : `Elasticsearch index ${values.index ?? 'simdup'}`
 }
 
 /** Opens the store the flags name: Elasticsearch with --es / ES_URL, else the embedded store in --store (default ./.simdup). */
 export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
-  const url = values.es ?? io.env.ES_URL
+  const url = values.es ?? (io.env.ES_URL === '' ? undefined : io.env.ES_URL)
   if (url === undefined) {
     if (values.index !== undefined) throw new UsageError('--index needs --es URL (or ES_URL).')
     const dir = resolve(io.cwd, values.store ?? '.simdup')

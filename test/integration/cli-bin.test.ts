@@ -1,0 +1,69 @@
+import { describe, expect, test, beforeAll } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ARTICLE_A, ARTICLE_B, ARTICLE_C } from '../fixtures/articles.js'
+
+const BIN = fileURLToPath(new URL('../../bin/simdup.js', import.meta.url))
+const simdup = (args: string[], cwd: string, input?: string) =>
+  spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, ES_URL: '' } })
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'simdup-bin-'))
+})
+
+describe('the simdup binary', () => {
+  test('index: decisions file, summary on stderr, exit 0 even with rejects; a 20 MB line and invalid UTF-8 are rejected', () => {
+    const lines = [
+      JSON.stringify({ id: 'a', content: ARTICLE_A, url: 'https://example.com/a?utm_source=x' }),
+      JSON.stringify({ id: 'b', content: ARTICLE_B }),
+      JSON.stringify({ id: 'huge', content: '字'.repeat(7_000_000) }), // 21 MB of UTF-8
+      JSON.stringify({ id: 'a-copy', content: ARTICLE_C, url: 'https://EXAMPLE.com/a' }),
+    ]
+    const bytes = Buffer.concat([
+      Buffer.from(lines.join('\n') + '\n'),
+      Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), // {"id":"<invalid>"}
+      Buffer.from(JSON.stringify({ id: 'junk', content: '\u0001\u0002\u0003\u0004abc\u0005\u0006\u0007\u0008' }) + '\n'),
+    ])
+    writeFileSync(join(dir, 'in.jsonl'), bytes)
+    const r = simdup(['index', 'in.jsonl', '--out', 'out.jsonl', '--store', 'st'], dir)
+    expect(r.status).toBe(0)
+    const out = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(out.map((d) => [d.line, d.status])).toEqual([
+      [1, 'unique'],
+      [2, 'unique'],
+      [3, 'rejected'],
+      [4, 'duplicate'],
+      [5, 'rejected'],
+      [6, 'rejected'],
+    ])
+    expect(out[2]!.reason).toMatch(/line 3: line is longer than the limit of \d+ bytes/)
+    expect(out[3]).toMatchObject({ layer: 'url', duplicate_of: 'a' })
+    expect(out[4]!.reason).toMatch(/line 5: line is not valid UTF-8/)
+    expect(out[5]!.reason).toMatch(/line 6: .*control characters/)
+    expect(readFileSync(join(dir, 'out.rejects.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
+    expect(r.stderr).toMatch(/docs 6 +unique 2 +duplicates 1 \(url 1\) +clusters 2 +rejected 3/)
+  })
+
+  test('fingerprint and compare from the command line; --help; unknown flag → exit 2', () => {
+    expect(simdup(['fingerprint', ARTICLE_A], dir).stdout).toMatch(/^[0-9a-f]{16}\n$/)
+    expect(simdup(['compare', ARTICLE_A, ARTICLE_B], dir).stdout).toMatch(/not duplicates/)
+    expect(simdup(['--help'], dir).stdout).toMatch(/Commands:[\s\S]*index[\s\S]*reconcile/)
+    const bad = simdup(['index', 'in.jsonl', '--frobnicate'], dir)
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toMatch(/Unknown option '--frobnicate'/)
+  })
+
+  test('--workers 2 gives the same decisions as one thread', () => {
+    const docs = Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: `d${i}`, content: [ARTICLE_A, ARTICLE_B, ARTICLE_C][i % 3]! + (i % 2 === 0 ? '' : '（完）') + (i > 30 ? `第${i}号` : '') }))
+    writeFileSync(join(dir, 'w.jsonl'), docs.join('\n') + '\n')
+    const one = simdup(['index', 'w.jsonl', '--out', 'w1.jsonl', '--store', 'w1', '--batch', '7'], dir)
+    const two = simdup(['index', 'w.jsonl', '--out', 'w2.jsonl', '--store', 'w2', '--batch', '7', '--workers', '2'], dir)
+    expect(one.status).toBe(0)
+    expect(two.status).toBe(0)
+    expect(readFileSync(join(dir, 'w2.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'w1.jsonl'), 'utf8'))
+  })
+})
