@@ -52,7 +52,7 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
     return { ok: false, id: doc.id, line, reason: 'field `content` is empty after normalisation (only markup, emoji or control characters)' }
   }
   const url = doc.url == null ? null : canonicalUrl(doc.url)
-  const title = doc.title == null ? '' : normalizeText(doc.title)
+  const title = doc.title == null ? '' : normalizeText(doc.title, { keepLineBreaks: false })
   return {
     ok: true,
     doc: {

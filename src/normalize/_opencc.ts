@@ -1,0 +1,60 @@
+/**
+ * The Traditional → Simplified conversion behind toSimplified and normalizeText: opencc-js's
+ * dictionaries in OpenCC's tw2sp arrangement, run by DictConverter, built lazily per setting.
+ */
+import { DictConverter } from './_dict-converter.js'
+import { containsTraditional } from './_char-class.js'
+import { REGIONAL_PHRASE_DICTS, REGIONAL_VARIANT_DICTS, SEGMENTATION_DICT, STANDARD_DICTS } from './_traditional.js'
+
+type Convert = (text: string) => string
+
+const converters = new Map<string, Convert>()
+
+/**
+ * OpenCC's tw2sp arrangement with any regional tables: cut at standard phrases first so a
+ * regional phrase cannot match across one, then map each piece regional → standard Traditional
+ * → Simplified. With the Taiwan tables alone this is exactly OpenCC's `twp` → `cn`.
+ * `lowercase` lower-cases the dictionaries for text lower-cased beforehand: 隨身碟 → U盤 then
+ * gives "u盘" with no second pass, and "sql隱碼攻擊" still finds its key "SQL隱碼攻擊".
+ */
+export function createConverter(regionalDicts: readonly string[], lowercase = false): Convert {
+  const segmentation = new DictConverter([SEGMENTATION_DICT], lowercase)
+  const regional = new DictConverter(regionalDicts, lowercase)
+  const standard = new DictConverter(STANDARD_DICTS, lowercase)
+  return (text) => {
+    const pieces = segmentation.segment(text)
+    if (pieces.length === 1) return standard.convert(regional.convert(text))
+    let out = ''
+    for (const piece of pieces) out += standard.convert(regional.convert(piece))
+    return out
+  }
+}
+
+function converter(regionalPhrases: boolean, lowercase: boolean): Convert {
+  const key = `${regionalPhrases}/${lowercase}`
+  let convert = converters.get(key)
+  if (convert === undefined) {
+    // Built on first use (~50 ms): most runs never meet Traditional text.
+    convert = createConverter(regionalPhrases ? [...REGIONAL_PHRASE_DICTS, ...REGIONAL_VARIANT_DICTS] : REGIONAL_VARIANT_DICTS, lowercase)
+    converters.set(key, convert)
+  }
+  return convert
+}
+
+/**
+ * Runs the conversion on a text already known to hold Traditional-only characters. With
+ * `lowercase`, the text must be lower-case already and the result is too.
+ */
+export function convertTraditional(text: string, regionalPhrases: boolean, lowercase = false): string {
+  const convert = converter(regionalPhrases, lowercase)
+  let out = convert(text)
+  // A Traditional-only character survives only in odd spots (inside an ideographic description
+  // sequence, which OpenCC leaves whole). Then converting again could still change something, so
+  // go on to a fixed point; it takes one more round at most in practice.
+  for (let round = 0; round < 3 && containsTraditional(out); round++) {
+    const again = convert(out)
+    if (again === out) break
+    out = again
+  }
+  return out
+}

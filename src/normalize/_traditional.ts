@@ -1,0 +1,64 @@
+/**
+ * The Traditional → Simplified dictionaries the normaliser uses (opencc-js's own), and the set of
+ * Traditional-only code points derived from them.
+ *
+ * "Traditional-only" means: a single-character dictionary key that converts to something else
+ * and that never occurs in a conversion's output. The second half is what makes the skip test
+ * safe and the normaliser idempotent: characters both scripts share (著 in 著名, 乾 in 乾隆,
+ * 温 which the Hong Kong table maps to 溫 and back) appear in outputs, so they do not trigger a
+ * conversion, and a converted text never contains a trigger, so converting it again is skipped.
+ */
+import HKPhrasesRev from 'opencc-js/dict/HKPhrasesRev'
+import HKVariantsRev from 'opencc-js/dict/HKVariantsRev'
+import HKVariantsRevPhrases from 'opencc-js/dict/HKVariantsRevPhrases'
+import TSCharacters from 'opencc-js/dict/TSCharacters'
+import TSPhrases from 'opencc-js/dict/TSPhrases'
+import TWPhrasesRev from 'opencc-js/dict/TWPhrasesRev'
+import TWVariantsRev from 'opencc-js/dict/TWVariantsRev'
+import TWVariantsRevPhrases from 'opencc-js/dict/TWVariantsRevPhrases'
+
+/**
+ * Regional dictionaries (Taiwan, then Hong Kong: the first wins a conflict such as 機率), mapping
+ * regional forms and vocabulary to OpenCC's standard Traditional. Phrase tables (`twp`/`hkp`,
+ * e.g. 軟體 → 軟件, 滑鼠 → 鼠標) come first, variant tables (裡 → 裏, 著 → 着) after.
+ */
+export const REGIONAL_PHRASE_DICTS: readonly string[] = [TWPhrasesRev, HKPhrasesRev]
+/** Regional character-variant tables and the phrases that keep a variant as is. */
+export const REGIONAL_VARIANT_DICTS: readonly string[] = [TWVariantsRevPhrases, TWVariantsRev, HKVariantsRevPhrases, HKVariantsRev]
+/** Standard Traditional → Simplified: phrases (乾隆 stays), then characters. */
+export const STANDARD_DICTS: readonly string[] = [TSPhrases, TSCharacters]
+/** Phrases that bound the segments converted independently (as OpenCC's own `tw2sp` does). */
+export const SEGMENTATION_DICT: string = TSPhrases
+
+function entries(dict: string): string[][] {
+  return dict.split('|').map((entry) => entry.split(' '))
+}
+
+let traditionalOnly: Set<number> | undefined
+
+function buildTraditionalOnly(): Set<number> {
+  const standardKeys = new Set<string>()
+  for (const [from] of entries(TSCharacters)) if (from !== undefined) standardKeys.add(from)
+  // Every character a conversion can output: standard values, and regional values the
+  // standard step leaves alone.
+  const outputs = new Set<string>()
+  for (const dict of STANDARD_DICTS) for (const [, to = ''] of entries(dict)) for (const ch of to) outputs.add(ch)
+  for (const dict of [...REGIONAL_PHRASE_DICTS, ...REGIONAL_VARIANT_DICTS]) {
+    for (const [, to = ''] of entries(dict)) for (const ch of to) if (!standardKeys.has(ch)) outputs.add(ch)
+  }
+  const set = new Set<number>()
+  for (const dict of [TSCharacters, TWVariantsRev, HKVariantsRev]) {
+    for (const [from = '', to] of entries(dict)) {
+      const cp = from.codePointAt(0)
+      if (cp === undefined || from.length > (cp > 0xffff ? 2 : 1) || from === to || outputs.has(from)) continue
+      set.add(cp)
+    }
+  }
+  return set
+}
+
+/** True when `cp` only occurs in Traditional text (the set is built on first use, ~5 ms). */
+export function isTraditionalOnly(cp: number): boolean {
+  traditionalOnly ??= buildTraditionalOnly()
+  return traditionalOnly.has(cp)
+}

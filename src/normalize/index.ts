@@ -1,0 +1,7 @@
+export * from './options.js'
+export * from './text.js'
+export * from './simplify.js'
+export * from './html.js'
+export * from './content.js'
+export * from './url.js'
+export * from './title.js'
