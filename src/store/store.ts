@@ -20,6 +20,10 @@ export interface FingerprintStore {
   /** Members of a cluster (including its representative). */
   members(clusterId: string, limit?: number): Promise<FingerprintRecord[]>
   delete(ids: readonly string[]): Promise<void>
+  /** Every live record, in batches of at most `batchSize` (reconcile, inspection, export). */
+  scan(batchSize?: number): AsyncIterable<FingerprintRecord[]>
+  /** The largest clusters by member count, largest first (ties: smaller cluster id first). */
+  topClusters(limit: number, minSize?: number): Promise<{ clusterId: string; size: number }[]>
   /** Number of live records. */
   count(): Promise<number>
   /** Make every put visible to `candidates` (a no-op for the memory store). */
