@@ -3,6 +3,6 @@ export {
   MemoryStore, openMemoryStore, DEFAULT_MEMORY_STORE_OPTIONS, type MemoryStoreOptions, type MemoryStoreStats,
 } from './memory.js'
 export {
-  createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEFAULT_ELASTICSEARCH_STORE_OPTIONS,
-  type ElasticsearchStore, type ElasticsearchStoreOptions, type ElasticsearchAuth, type EnsureIndex,
+  createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME, DEFAULT_ELASTICSEARCH_STORE_OPTIONS,
+  type ElasticsearchStore, type ElasticsearchStoreOptions, type ElasticsearchAuth, type EnsureIndex, type TemplateNames,
 } from './elasticsearch.js'

@@ -1,0 +1,125 @@
+import type { FingerprintRecord, Layer } from '../types.js'
+import { DedupError, describeValue } from '../errors.js'
+import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
+
+/** The `dedup` object as stored in Elasticsearch (snake_case, fingerprint as 16 hex). */
+export interface DedupSource {
+  id: string
+  simhash: string
+  blocks: string[]
+  popcount: number
+  content_hash: string
+  url_hash: string | null
+  title_hash: string | null
+  short: boolean
+  cluster_id: string
+  duplicate_of: string | null
+  distance: number | null
+  layer: Layer | null
+  version: string
+  indexed_at: number
+  /** Explicit null rather than absent, so a partial update into a shared index clears an old sketch. */
+  sketch: string | null
+  /** LSH band terms; null when the record has none (same reason as `sketch`). */
+  bands: string[] | null
+}
+
+/** The fields a lookup needs back: everything under `dedup` (a shared index's other fields stay on the server). */
+export const DEDUP_SOURCE_FIELDS = ['dedup']
+
+/** The document body for one record. @example recordToSource(record).popcount */
+export function recordToSource(r: FingerprintRecord): DedupSource {
+  return {
+    id: r.id,
+    simhash: fingerprintToHex(r.fingerprint),
+    blocks: [...r.blocks],
+    // Stored so a lookup can skip records whose bit count alone rules them out.
+    popcount: popcount64(r.fingerprint),
+    content_hash: r.contentHash,
+    url_hash: r.urlHash,
+    title_hash: r.titleHash,
+    short: r.short,
+    cluster_id: r.clusterId,
+    duplicate_of: r.duplicateOf,
+    distance: r.distance,
+    layer: r.layer,
+    version: r.version,
+    indexed_at: r.indexedAt,
+    sketch: r.sketch ?? null,
+    bands: r.bands === undefined ? null : [...r.bands],
+  }
+}
+
+const LAYERS: ReadonlySet<string> = new Set<Layer>(['url', 'exact', 'simhash', 'title'])
+
+function corrupt(docId: string, field: string, value: unknown): DedupError {
+  return new DedupError(
+    'STORE_CORRUPT',
+    `Elasticsearch document \`${docId}\` has an invalid \`dedup.${field}\`: ${describeValue(value)}. Re-index it or delete it.`,
+  )
+}
+
+function str(v: unknown): v is string {
+  return typeof v === 'string'
+}
+
+function nullableStr(v: unknown): v is string | null {
+  return v === null || v === undefined || typeof v === 'string'
+}
+
+/**
+ * The record in a hit's `_source`, or null when the document has no `dedup` object (a shared
+ * content index holds documents that were never fingerprinted). Throws STORE_CORRUPT on a
+ * malformed `dedup` object rather than guessing.
+ */
+export function sourceToRecord(docId: string, source: unknown): FingerprintRecord | null {
+  const d = (source as { dedup?: unknown } | null | undefined)?.dedup
+  if (d === undefined || d === null) return null
+  if (typeof d !== 'object') throw corrupt(docId, '', d)
+  const s = d as Record<string, unknown>
+  if (!str(s.id)) throw corrupt(docId, 'id', s.id)
+  if (!str(s.simhash)) throw corrupt(docId, 'simhash', s.simhash)
+  let fingerprint
+  try {
+    fingerprint = fingerprintFromHex(s.simhash)
+  } catch (cause) {
+    throw new DedupError('STORE_CORRUPT', `Elasticsearch document \`${docId}\` has an invalid \`dedup.simhash\`: ${describeValue(s.simhash)}.`, { cause })
+  }
+  const blocks = s.blocks === undefined || s.blocks === null ? [] : typeof s.blocks === 'string' ? [s.blocks] : s.blocks
+  if (!Array.isArray(blocks) || !blocks.every(str)) throw corrupt(docId, 'blocks', s.blocks)
+  if (!str(s.content_hash)) throw corrupt(docId, 'content_hash', s.content_hash)
+  if (!nullableStr(s.url_hash)) throw corrupt(docId, 'url_hash', s.url_hash)
+  if (!nullableStr(s.title_hash)) throw corrupt(docId, 'title_hash', s.title_hash)
+  if (typeof s.short !== 'boolean') throw corrupt(docId, 'short', s.short)
+  if (!str(s.cluster_id)) throw corrupt(docId, 'cluster_id', s.cluster_id)
+  if (!nullableStr(s.duplicate_of)) throw corrupt(docId, 'duplicate_of', s.duplicate_of)
+  const distance = s.distance ?? null
+  if (distance !== null && !Number.isInteger(distance)) throw corrupt(docId, 'distance', s.distance)
+  const layer = s.layer ?? null
+  if (layer !== null && !(str(layer) && LAYERS.has(layer))) throw corrupt(docId, 'layer', s.layer)
+  if (!str(s.version)) throw corrupt(docId, 'version', s.version)
+  const indexedAt = typeof s.indexed_at === 'string' ? Number(s.indexed_at) : s.indexed_at
+  if (typeof indexedAt !== 'number' || !Number.isFinite(indexedAt)) throw corrupt(docId, 'indexed_at', s.indexed_at)
+  if (!nullableStr(s.sketch)) throw corrupt(docId, 'sketch', s.sketch)
+  // Elasticsearch keeps a one-element array as written, but a hand-made document may hold a bare string.
+  const bands = s.bands === undefined || s.bands === null ? undefined : typeof s.bands === 'string' ? [s.bands] : s.bands
+  if (bands !== undefined && !(Array.isArray(bands) && bands.every(str))) throw corrupt(docId, 'bands', s.bands)
+  const record: FingerprintRecord = {
+    id: s.id,
+    fingerprint,
+    blocks,
+    contentHash: s.content_hash,
+    urlHash: s.url_hash ?? null,
+    titleHash: s.title_hash ?? null,
+    short: s.short,
+    clusterId: s.cluster_id,
+    duplicateOf: s.duplicate_of ?? null,
+    distance: distance as number | null,
+    layer: layer as Layer | null,
+    version: s.version,
+    indexedAt,
+  }
+  if (s.sketch !== null && s.sketch !== undefined) record.sketch = s.sketch
+  if (bands !== undefined) record.bands = bands
+  return record
+}

@@ -1,0 +1,143 @@
+import { DedupError } from '../errors.js'
+
+/** Credentials the store was given, in every form they could show up in text. */
+export class Redactor {
+  private readonly secrets: string[]
+
+  /** @param secrets passwords, API keys, `user:pass` pairs; their base64 forms are added. */
+  constructor(secrets: readonly (string | undefined | null)[]) {
+    const all = new Set<string>()
+    for (const s of secrets) {
+      // Very short "secrets" would redact ordinary words; such credentials are not worth hiding.
+      if (typeof s !== 'string' || s.length < 3) continue
+      all.add(s)
+      all.add(encodeURIComponent(s))
+      all.add(Buffer.from(s).toString('base64'))
+    }
+    // Longest first, so a secret that contains another is replaced whole.
+    this.secrets = [...all].sort((a, b) => b.length - a.length)
+  }
+
+  /** `text` with every known secret and any `user:password@` in a URL replaced. */
+  text(text: string): string {
+    let out = text.replace(/(\/\/)[^/@\s]*:[^/@\s]*@/g, '$1[redacted]@')
+    for (const s of this.secrets) out = out.split(s).join('[redacted]')
+    return out
+  }
+
+  /**
+   * Redacts `err` and its causes in place (message and stack), so logging the error, inspecting
+   * it or printing its cause chain never shows a credential. The client already masks its own
+   * `authorization` headers; this also covers messages that quote a URL or a key.
+   */
+  error<T>(err: T): T {
+    const seen = new Set<unknown>()
+    let e: unknown = err
+    while (e instanceof Error && !seen.has(e)) {
+      seen.add(e)
+      const message = this.text(e.message)
+      if (message !== e.message) e.message = message
+      if (typeof e.stack === 'string') {
+        const stack = this.text(e.stack)
+        if (stack !== e.stack) e.stack = stack
+      }
+      e = e.cause
+    }
+    return err
+  }
+}
+
+/** The node URL without credentials, for messages. @example displayUrl('http://u:p@h:9200/') // 'http://h:9200' */
+export function displayUrl(node: string): string {
+  try {
+    const u = new URL(node)
+    u.username = ''
+    u.password = ''
+    return u.origin + (u.pathname === '/' ? '' : u.pathname)
+  } catch {
+    return new Redactor([]).text(node)
+  }
+}
+
+/** Client errors that mean "no answer from the cluster" (by name: only elasticsearch.ts imports the client). */
+const UNAVAILABLE = new Set(['ConnectionError', 'NoLivingConnectionsError', 'TimeoutError'])
+
+/** HTTP status of a client ResponseError, or undefined. */
+export function statusOf(err: unknown): number | undefined {
+  const s = (err as { meta?: { statusCode?: unknown } } | null)?.meta?.statusCode
+  return typeof s === 'number' && s > 0 ? s : undefined
+}
+
+/** True when the cluster could not be reached at all. */
+export function isUnavailable(err: unknown): boolean {
+  return err instanceof Error && UNAVAILABLE.has(err.name)
+}
+
+/** True for a failure worth retrying: unreachable, too many requests (429) or a server error (5xx). */
+export function isRetryable(err: unknown): boolean {
+  if (isUnavailable(err)) return true
+  const status = statusOf(err)
+  return status !== undefined && (status === 429 || status >= 500)
+}
+
+/** Where a failure happened, for the message. */
+export interface ErrorContext {
+  /** e.g. "_msearch (candidates)". */
+  action: string
+  index: string
+  node: string
+}
+
+/**
+ * Wraps a client error: STORE_UNAVAILABLE when the node cannot be reached, STORE_REQUEST_FAILED
+ * for anything Elasticsearch answered with an error. The original stays as `cause` (its message
+ * lists the root causes), redacted.
+ */
+export function toStoreError(err: unknown, ctx: ErrorContext, redactor: Redactor): DedupError {
+  if (err instanceof DedupError) return redactor.error(err)
+  redactor.error(err)
+  if (isUnavailable(err)) {
+    return new DedupError(
+      'STORE_UNAVAILABLE',
+      `Cannot reach Elasticsearch at ${displayUrl(ctx.node)} for ${ctx.action} on index \`${ctx.index}\`. Check that the node is up and the URL is right (e.g. \`npm run es:start\`).`,
+      { cause: err },
+    )
+  }
+  const status = statusOf(err)
+  return new DedupError(
+    'STORE_REQUEST_FAILED',
+    `Elasticsearch ${ctx.action} on index \`${ctx.index}\` failed${status === undefined ? '' : ` with status ${status}`}; see \`cause\` for the server's reason.`,
+    { cause: err },
+  )
+}
+
+/** How often and how patiently to retry. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  retries: number
+  /** First back-off in ms; doubled each retry, ±25 % jitter. */
+  backoffMs: number
+}
+
+/** Delay before retry number `attempt` (0-based). */
+export function backoffDelay(policy: RetryPolicy, attempt: number): number {
+  const base = policy.backoffMs * 2 ** attempt
+  return Math.round(base * (0.75 + Math.random() * 0.5))
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Runs `fn`, retrying retryable failures with exponential back-off; rethrows the last failure. */
+export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (attempt >= policy.retries || !isRetryable(err)) throw err
+      await sleep(backoffDelay(policy, attempt))
+    }
+  }
+}

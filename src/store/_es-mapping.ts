@@ -1,0 +1,75 @@
+/**
+ * The Elasticsearch mapping of the `dedup` object, kept in code because only `dist/` is published.
+ * `mappings/dedup-fields.json` and `mappings/simdup-template.json` are the same bodies for
+ * operators to install with curl; a test keeps the two copies equal.
+ */
+
+/** Name under which `mappings/dedup-fields.json` is installed as a component template. */
+export const DEDUP_COMPONENT_NAME = 'simdup-dedup-fields'
+
+/** Name under which `mappings/simdup-template.json` is installed as an index template. */
+export const SIMDUP_TEMPLATE_NAME = 'simdup'
+
+/**
+ * Every field lives under one object, `dedup`, so the mapping can be added to an existing content
+ * index without clashing with its fields. Only what a lookup filters on is indexed; doc values
+ * only where something sorts or aggregates; nothing is scored (keywords have no norms).
+ */
+export const DEDUP_PROPERTIES = Object.freeze({
+  dedup: {
+    type: 'object',
+    // Unknown sub-fields stay in _source but are never mapped: no field explosion, no surprises.
+    dynamic: false,
+    properties: {
+      id: { type: 'keyword' },
+      simhash: { type: 'keyword', doc_values: false },
+      blocks: { type: 'keyword', doc_values: false },
+      popcount: { type: 'byte' },
+      content_hash: { type: 'keyword', doc_values: false },
+      url_hash: { type: 'keyword', doc_values: false },
+      title_hash: { type: 'keyword', doc_values: false },
+      short: { type: 'boolean' },
+      cluster_id: { type: 'keyword' },
+      duplicate_of: { type: 'keyword' },
+      distance: { type: 'byte' },
+      layer: { type: 'keyword' },
+      version: { type: 'keyword' },
+      indexed_at: { type: 'date', format: 'epoch_millis' },
+      sketch: { type: 'keyword', index: false, doc_values: false },
+      bands: { type: 'keyword', doc_values: false },
+    },
+  },
+})
+
+/** Body of the component template (`PUT _component_template/simdup-dedup-fields`). */
+export const DEDUP_FIELDS_COMPONENT = Object.freeze({
+  template: { mappings: { properties: DEDUP_PROPERTIES } },
+  _meta: { description: 'simdup near-duplicate fields under one `dedup` object; compose into any index template.' },
+})
+
+/** Index settings of a standalone dedup index: small and single-node friendly by default. */
+export const SIMDUP_INDEX_SETTINGS = Object.freeze({
+  number_of_shards: 1,
+  number_of_replicas: 0,
+})
+
+/** Body of the index template for standalone `simdup*` indices (`PUT _index_template/simdup`). */
+export const SIMDUP_INDEX_TEMPLATE = Object.freeze({
+  index_patterns: ['simdup*'],
+  composed_of: [DEDUP_COMPONENT_NAME],
+  // Above the built-in templates (priority 100) without clashing with their patterns.
+  priority: 150,
+  template: {
+    settings: SIMDUP_INDEX_SETTINGS,
+    mappings: { dynamic: false },
+  },
+  _meta: { description: 'simdup standalone dedup index: dedup fields only, nothing mapped dynamically.' },
+})
+
+/** What `indices.create` gets when the store creates a standalone index itself (no templates needed). */
+export function simdupIndexBody(): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
+  return {
+    settings: { ...SIMDUP_INDEX_SETTINGS },
+    mappings: { dynamic: false, properties: structuredClone(DEDUP_PROPERTIES) },
+  }
+}

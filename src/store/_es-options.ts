@@ -1,0 +1,180 @@
+import { DedupError, describeValue } from '../errors.js'
+
+/** Credentials: an API key (encoded, or id + key) or a user and password. */
+export type ElasticsearchAuth = { apiKey: string | { id: string; api_key: string } } | { username: string; password: string }
+
+/**
+ * What the store does about its index on open.
+ * - `create`: create a standalone dedup index (mapping of mappings/simdup-template.json) when it
+ *   is missing; if it exists it must already have the `dedup` mapping.
+ * - `add-fields`: add the `dedup` mapping to an existing (content) index with `put_mapping`, or
+ *   create the index when it is missing.
+ * - `none`: touch nothing (the index and its mapping are managed elsewhere).
+ */
+export type EnsureIndex = 'create' | 'add-fields' | 'none'
+
+/** Options shared by both ways of naming the cluster. */
+export interface ElasticsearchStoreBaseOptions {
+  /** Index (or alias) holding the records. Lower case, no `*`, `,`, spaces. */
+  index: string
+  /** @default 'create' */
+  ensureIndex?: EnsureIndex
+  /**
+   * The index holds other fields too (a content index): `put` merges the `dedup` object into the
+   * existing document (update, upsert) instead of replacing it, and `delete` removes only the
+   * `dedup` object. @default true when `ensureIndex` is 'add-fields', else false
+   */
+  sharedIndex?: boolean
+  /**
+   * The `refresh` parameter of writes. `false` is fastest; records become searchable at the next
+   * index refresh and the store bridges the gap with its pending list. @default false
+   */
+  refresh?: boolean | 'wait_for'
+  /** Requests in flight at once (bulk and msearch), via p-queue. @default 2 (range 1–64) */
+  concurrency?: number
+  /** Records per `_bulk` request. @default 1000 (range 1–100 000) */
+  bulkSize?: number
+  /** Lookups per `_msearch` request; a larger batch is split. @default 500 (range 1–10 000) */
+  msearchSize?: number
+  /** Most candidates returned per lookup (the search `size`). @default 1000 (range 1–10 000, the default max_result_window) */
+  maxCandidates?: number
+  /** Retries of a request (or of the documents in a bulk) that failed with 429, 5xx or no connection. @default 3 (range 0–10) */
+  retries?: number
+  /** First back-off before a retry in ms, doubled each time. @default 200 (range 0–60 000) */
+  backoffMs?: number
+  /**
+   * How long a put stays in the pending list that `candidates` merges in (see PendingWrites).
+   * @default 2 × the index's refresh_interval, at least 5 000 ms; until `refresh()` when the interval is -1
+   */
+  pendingTtlMs?: number
+  /** Cap on the pending list; the oldest entries go first (0 turns the list off). @default 50 000 */
+  maxPending?: number
+}
+
+/** Options of `createElasticsearchStore`: a node URL (the store creates and closes the client) or a client you own. */
+export type ElasticsearchStoreOptions<C = unknown> = ElasticsearchStoreBaseOptions &
+  (
+    | {
+        /** URL of a node, e.g. `http://127.0.0.1:9200`; `user:pass@` in it is used as credentials and never shown. */
+        node: string
+        client?: undefined
+        auth?: ElasticsearchAuth
+        /** PEM file of the CA that signed the node's certificate (https). */
+        caFile?: string
+        /** Per-request timeout in ms. @default 30 000 */
+        requestTimeoutMs?: number
+      }
+    | {
+        /** A configured client; the store never closes it. */
+        client: C
+        node?: undefined
+        auth?: undefined
+        caFile?: undefined
+        requestTimeoutMs?: undefined
+      }
+  )
+
+/** Defaults of `ElasticsearchStoreOptions` (the pending TTL follows the index's refresh interval). */
+export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
+  ensureIndex: 'create' as EnsureIndex,
+  refresh: false as boolean | 'wait_for',
+  concurrency: 2,
+  bulkSize: 1000,
+  msearchSize: 500,
+  maxCandidates: 1000,
+  retries: 3,
+  backoffMs: 200,
+  maxPending: 50_000,
+  requestTimeoutMs: 30_000,
+})
+
+/** Options after defaults and validation (connection fields are left to the caller). */
+export interface ResolvedElasticsearchStoreOptions {
+  readonly index: string
+  readonly ensureIndex: EnsureIndex
+  readonly sharedIndex: boolean
+  readonly refresh: boolean | 'wait_for'
+  readonly concurrency: number
+  readonly bulkSize: number
+  readonly msearchSize: number
+  readonly maxCandidates: number
+  readonly retries: number
+  readonly backoffMs: number
+  readonly pendingTtlMs: number | undefined
+  readonly maxPending: number
+  readonly requestTimeoutMs: number
+}
+
+function int(name: string, value: number, min: number, max: number, hint = ''): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describeValue(value)}.${hint}`)
+  }
+  return value
+}
+
+/**
+ * Merges defaults onto a copy and validates every field and combination.
+ * @example resolveElasticsearchStoreOptions({ node: 'http://127.0.0.1:9200', index: 'simdup' })
+ */
+export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOptions): ResolvedElasticsearchStoreOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new DedupError('INVALID_OPTION', `Expected Elasticsearch store options to be an object, got ${describeValue(options)}.`)
+  }
+  // Drop explicit undefineds so `{ bulkSize: undefined }` from a JS caller cannot wipe a default.
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ElasticsearchStoreOptions
+  const o = { ...DEFAULT_ELASTICSEARCH_STORE_OPTIONS, ...given }
+  if ((o.node === undefined) === (o.client === undefined)) {
+    throw new DedupError('INVALID_OPTION', 'Expected exactly one of `node` (a URL) or `client` (an Elasticsearch client), got ' + (o.node === undefined ? 'neither.' : 'both.'))
+  }
+  if (o.node !== undefined && (typeof o.node !== 'string' || !/^https?:\/\//.test(o.node))) {
+    // Never echo the value: it may carry a password.
+    throw new DedupError('INVALID_OPTION', 'Expected `node` to be an http:// or https:// URL such as `http://127.0.0.1:9200`.')
+  }
+  // Elasticsearch's own rules for index names, so a bad name fails here and not on the first write.
+  if (typeof o.index !== 'string' || !/^[a-z0-9][a-z0-9_.+-]*$/.test(o.index) || o.index.length > 255 || o.index === '.' || o.index === '..') {
+    throw new DedupError(
+      'INVALID_OPTION',
+      `Expected \`index\` to be a lower-case Elasticsearch index name (letters, digits, _ . + -, not starting with _ - +), got ${describeValue(o.index)}.`,
+    )
+  }
+  if (!['create', 'add-fields', 'none'].includes(o.ensureIndex)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`ensureIndex\` to be 'create', 'add-fields' or 'none', got ${describeValue(o.ensureIndex)}.`)
+  }
+  if (o.refresh !== true && o.refresh !== false && o.refresh !== 'wait_for') {
+    throw new DedupError('INVALID_OPTION', `Expected \`refresh\` to be true, false or 'wait_for', got ${describeValue(o.refresh)}.`)
+  }
+  const sharedIndex = o.sharedIndex ?? o.ensureIndex === 'add-fields'
+  if (typeof sharedIndex !== 'boolean') {
+    throw new DedupError('INVALID_OPTION', `Expected \`sharedIndex\` to be a boolean, got ${describeValue(sharedIndex)}.`)
+  }
+  const pendingTtlMs = o.pendingTtlMs
+  if (pendingTtlMs !== undefined && !(Number.isFinite(pendingTtlMs) && pendingTtlMs >= 0)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`pendingTtlMs\` to be a number of milliseconds ≥ 0, got ${describeValue(pendingTtlMs)}.`)
+  }
+  return Object.freeze({
+    index: o.index,
+    ensureIndex: o.ensureIndex,
+    sharedIndex,
+    refresh: o.refresh,
+    concurrency: int('concurrency', o.concurrency, 1, 64),
+    bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),
+    msearchSize: int('msearchSize', o.msearchSize, 1, 10_000),
+    maxCandidates: int('maxCandidates', o.maxCandidates, 1, 10_000, ' Larger pages exceed the default `index.max_result_window`.'),
+    retries: int('retries', o.retries, 0, 10),
+    backoffMs: int('backoffMs', o.backoffMs, 0, 60_000),
+    pendingTtlMs,
+    maxPending: int('maxPending', o.maxPending, 0, 10_000_000),
+    requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.requestTimeoutMs, 1, 3_600_000),
+  })
+}
+
+/** Parses an index `refresh_interval` ("1s", "500ms", "-1") into ms; null for -1 (refresh disabled). */
+export function parseRefreshInterval(value: unknown): number | null {
+  if (value === undefined || value === null) return 1000
+  const text = String(value).trim()
+  if (text === '-1') return null
+  const m = /^(\d+(?:\.\d+)?)(nanos|micros|ms|s|m|h|d)?$/.exec(text)
+  if (m === null) return 1000
+  const unit = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 }[(m[2] ?? 'ms') as 'ms']
+  return Number(m[1]) * unit
+}

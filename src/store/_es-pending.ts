@@ -1,0 +1,144 @@
+import type { CandidateQuery, FingerprintRecord } from '../types.js'
+import { popcount64 } from '../fingerprint/hamming.js'
+import { distinctBlocks, matchesCandidateQuery } from './_es-query.js'
+
+interface Entry {
+  /** The newest acknowledged version, or null for a delete (a tombstone). */
+  record: FingerprintRecord | null
+  at: number
+  seq: number
+}
+
+/**
+ * Writes this process made that a search may not see yet. Elasticsearch is near-real-time: an
+ * acknowledged document becomes searchable only at the next refresh (1 s by default), so two
+ * documents of one stream arriving a few hundred milliseconds apart would miss each other.
+ * Recent puts are kept here and matched in memory by the same rule as the query; recent deletes
+ * are kept as tombstones that hide the stale copy a search may still return.
+ *
+ * Bounded by age (entries older than `ttlMs` are certainly searchable by then), by `refresh()`
+ * (everything acknowledged before it is searchable) and by `maxEntries` (oldest dropped).
+ */
+export class PendingWrites {
+  private readonly entries = new Map<string, Entry>()
+  /** Key ("b:" block, "m:" band, "c:"/"u:"/"t:" hash) → ids of pending records carrying it. */
+  private readonly postings = new Map<string, Set<string>>()
+  private seq = 0
+
+  /**
+   * @param ttlMs age after which an entry is dropped; null keeps entries until `refresh()` (an index with `refresh_interval: -1`).
+   * @param maxEntries cap on entries, oldest dropped first.
+   * @param now clock in ms.
+   */
+  constructor(
+    private readonly ttlMs: number | null,
+    private readonly maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Number of pending puts and deletes. */
+  get size(): number {
+    this.prune()
+    return this.entries.size
+  }
+
+  /** Sequence number of the latest write: entries up to it are covered by a refresh started now. */
+  get mark(): number {
+    return this.seq
+  }
+
+  /** Records acknowledged by the store. */
+  put(records: readonly FingerprintRecord[]): void {
+    for (const r of records) this.set(r.id, r)
+    this.prune()
+  }
+
+  /** Deletes acknowledged by the store. */
+  delete(ids: readonly string[]): void {
+    for (const id of ids) this.set(id, null)
+    this.prune()
+  }
+
+  /** Drops every entry written up to `mark`: a refresh that started after it made them searchable. */
+  refreshed(mark: number): void {
+    for (const [id, e] of this.entries) if (e.seq <= mark) this.remove(id)
+  }
+
+  /** True when a search's copy of `id` may be stale (re-put or deleted since the last refresh). */
+  shadows(id: string): boolean {
+    return this.entries.has(id)
+  }
+
+  /** Whether anything is pending at all (cheap check for the hot path). */
+  isEmpty(): boolean {
+    return this.size === 0
+  }
+
+  /** Pending records matching the lookup, by the same rule as the Elasticsearch query. */
+  matches(q: CandidateQuery): FingerprintRecord[] {
+    const ids = new Set<string>()
+    const add = (key: string): void => {
+      const set = this.postings.get(key)
+      if (set !== undefined) for (const id of set) ids.add(id)
+    }
+    if (q.contentHash != null) add(`c:${q.contentHash}`)
+    if (q.urlHash != null) add(`u:${q.urlHash}`)
+    if (q.titleHash != null) add(`t:${q.titleHash}`)
+    if (q.bands !== undefined) for (const b of q.bands) add(`m:${b}`)
+    // minMatch ≥ 1 (checked by the store), so a block candidate shares at least one block term.
+    for (const b of distinctBlocks(q)) add(`b:${b}`)
+    const out: FingerprintRecord[] = []
+    const pc = popcount64(q.fingerprint)
+    for (const id of ids) {
+      const r = this.entries.get(id)?.record
+      if (r != null && matchesCandidateQuery(r, q, pc)) out.push(r)
+    }
+    return out
+  }
+
+  private set(id: string, record: FingerprintRecord | null): void {
+    this.remove(id)
+    // Re-inserting keeps the Map in write order, so pruning by age only looks at the front.
+    this.entries.set(id, { record, at: this.now(), seq: ++this.seq })
+    if (record !== null) for (const key of keysOf(record)) this.postingsOf(key).add(id)
+  }
+
+  private remove(id: string): void {
+    const e = this.entries.get(id)
+    if (e === undefined) return
+    this.entries.delete(id)
+    if (e.record === null) return
+    for (const key of keysOf(e.record)) {
+      const set = this.postings.get(key)
+      if (set === undefined) continue
+      set.delete(id)
+      if (set.size === 0) this.postings.delete(key)
+    }
+  }
+
+  private postingsOf(key: string): Set<string> {
+    let set = this.postings.get(key)
+    if (set === undefined) {
+      set = new Set()
+      this.postings.set(key, set)
+    }
+    return set
+  }
+
+  private prune(): void {
+    const oldest = this.ttlMs === null ? -Infinity : this.now() - this.ttlMs
+    for (const [id, e] of this.entries) {
+      if (e.at >= oldest && this.entries.size <= this.maxEntries) break
+      this.remove(id)
+    }
+  }
+}
+
+function keysOf(r: FingerprintRecord): string[] {
+  const keys = r.blocks.map((b) => `b:${b}`)
+  keys.push(`c:${r.contentHash}`)
+  if (r.urlHash !== null) keys.push(`u:${r.urlHash}`)
+  if (r.titleHash !== null) keys.push(`t:${r.titleHash}`)
+  if (r.bands !== undefined) for (const b of r.bands) keys.push(`m:${b}`)
+  return keys
+}

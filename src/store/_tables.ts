@@ -1,0 +1,548 @@
+import type { CandidateQuery, FingerprintRecord } from '../types.js'
+import { ByteArena } from './_arena.js'
+import { BandStore } from './_bands.js'
+import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
+import { bucketOf32, bucketOf64, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
+import { ChainIndex } from './_chain-index.js'
+import {
+  ByteWriter, ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
+  LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, readRegion,
+} from './_codec.js'
+import { BitColumn, DictColumn, I32Column, U32Column, U8Column } from './_columns.js'
+import { Postings } from './_postings.js'
+import type { VersionRegistry } from './_versions.js'
+
+/**
+ * Row meta (one write-once uint32 per row): record flags in bits 0–7, layer code in 9–11,
+ * distance in 12–18, layout id in 19–24, version id in 25–31. Liveness is a separate bit
+ * column, so meta never changes after the put and dictionary-codes to about a byte a row.
+ */
+const FLAG_MASK = 255
+const LAYER_SHIFT = 9
+const DISTANCE_SHIFT = 12
+const LAYOUT_SHIFT = 19
+const VERSION_SHIFT = 25
+/** Rows per arena group: one stored position per group, rows found by skipping regions. */
+const GROUP_BITS = 3
+const GROUP_MASK = (1 << GROUP_BITS) - 1
+
+/** Bounds on what one query may return. */
+export interface CandidateLimits {
+  /** Records one exact key (content, URL or title hash) may contribute. */
+  readonly maxPerKey: number
+  /** Records the block route may contribute. */
+  readonly maxBlockCandidates: number
+}
+
+/** A malformed entry found while applying bytes: `at` is its offset in the payload. */
+export class EntryError extends Error {
+  constructor(readonly at: number, message: string) {
+    super(message)
+  }
+}
+
+/** What applying a payload did, for the log's live/dead accounting. */
+export interface ApplyCounts {
+  puts: number
+  deletes: number
+}
+
+/**
+ * The in-memory columnar table of fingerprint records and its indexes.
+ *
+ * One row per put; a replaced or deleted record's row is only marked dead, and the owner
+ * rebuilds (`MemoryStore.compact`) when dead rows pile up. No JS object exists per row: numbers
+ * live in chunked typed-array columns, strings in a UTF-8 arena, and records are materialised
+ * only for the rows a call returns.
+ */
+export class Tables {
+  rows = 0
+  live = 0
+  dead = 0
+  private readonly hi = new U32Column()
+  private readonly lo = new U32Column()
+  private readonly time = new DictColumn('float64')
+  private readonly meta = new DictColumn('uint32')
+  private readonly alive = new BitColumn()
+  /** 8 bits of each id's hash: an id lookup compares strings only for rows whose tag matches. */
+  private readonly idTag = new U8Column()
+  private readonly contentHi = new U32Column()
+  private readonly contentLo = new U32Column()
+  private readonly urlHi = new U32Column()
+  private readonly urlLo = new U32Column()
+  private readonly titleHi = new U32Column()
+  private readonly titleLo = new U32Column()
+  /** Arena position of each group of 2^GROUP_BITS rows' string regions. */
+  private readonly groupPos = new U32Column()
+  private readonly explicitPos = new U32Column()
+  private readonly explicitPool = new I32Column()
+  private explicitFill = 0
+  private readonly arena = new ByteArena()
+  // Loads trade memory (heads cost 4 / load bytes a row) against chain walks per lookup.
+  private readonly ids = new ChainIndex(4)
+  private readonly clusters = new ChainIndex(4, true)
+  private readonly content = new ChainIndex(8)
+  private readonly urls = new ChainIndex(8)
+  private readonly titles = new ChainIndex(8)
+  private readonly postings = new Postings()
+  private readonly bands = new BandStore(this.alive)
+  private readonly view = new PutView()
+  private readonly region = new RegionView()
+
+  constructor(private readonly layouts: LayoutRegistry, private readonly versions: VersionRegistry) {}
+
+  /**
+   * Applies the entries in `buf[start, end)` (PUT, DELETE, LAYOUT) in order.
+   * Throws EntryError for a malformed entry.
+   */
+  applyEntries(buf: Buffer, start: number, end: number): ApplyCounts {
+    const counts: ApplyCounts = { puts: 0, deletes: 0 }
+    let pos = start
+    while (pos < end) {
+      const kind = buf[pos]
+      let next: number
+      if (kind === ENTRY_PUT) {
+        next = decodePut(buf, pos, end, this.view)
+        if (next < 0) throw new EntryError(pos, 'malformed record entry')
+        this.applyPut(buf, this.view, pos)
+        counts.puts++
+      } else if (kind === ENTRY_DELETE) {
+        next = decodeDelete(buf, pos, end)
+        if (next < 0) throw new EntryError(pos, 'malformed delete entry')
+        const [idStart, idLen] = VARINT_OUT
+        const row = this.findId(buf, idStart, idLen, hashBytes(buf, idStart, idLen))
+        if (row >= 0) this.kill(row)
+        counts.deletes++
+      } else if (kind === ENTRY_LAYOUT) {
+        next = pos + 4 + (buf[pos + 3] ?? 0)
+        if (next > end) throw new EntryError(pos, 'malformed layout entry')
+        const widths = Array.from(buf.subarray(pos + 4, next))
+        if (!this.layouts.define(buf[pos + 1]!, widths, buf[pos + 2] === 1)) throw new EntryError(pos, 'conflicting layout entry')
+        this.layouts.inLog[buf[pos + 1]!] = true
+      } else {
+        throw new EntryError(pos, `unknown entry kind ${String(kind)}`)
+      }
+      pos = next
+    }
+    return counts
+  }
+
+  private applyPut(buf: Buffer, v: PutView, at: number): void {
+    const version = this.versions.internBytes(buf, v.versionStart, v.versionLen)
+    if (version < 0) throw new EntryError(at, 'more distinct versions than the store supports')
+    const layout = v.layout === LOG_EXPLICIT_LAYOUT ? EXPLICIT_LAYOUT : v.layout
+    if (layout !== EXPLICIT_LAYOUT && layout >= this.layouts.layouts.length) throw new EntryError(at, `record uses undefined layout ${layout}`)
+    const idHash = hashBytes(buf, v.idStart, v.idLen)
+    const old = this.findId(buf, v.idStart, v.idLen, idHash)
+    if (old >= 0) this.kill(old)
+
+    const row = this.rows
+    const flags = v.flags
+    this.hi.set(row, v.hi)
+    this.lo.set(row, v.lo)
+    this.time.set(row, v.indexedAt)
+    this.alive.set(row, true)
+    this.idTag.set(row, idHash & 255)
+    this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
+    this.contentHi.set(row, v.contentHi)
+    this.contentLo.set(row, v.contentLo)
+    if ((flags & F_URL) !== 0) {
+      this.urlHi.set(row, v.urlHi)
+      this.urlLo.set(row, v.urlLo)
+    }
+    if ((flags & F_TITLE) !== 0) {
+      this.titleHi.set(row, v.titleHi)
+      this.titleLo.set(row, v.titleLo)
+    }
+    this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
+    this.rows++
+    this.live++
+
+    this.ids.link(row, bucketOf32(idHash, this.ids.bits))
+    if (this.ids.full()) this.relinkIds()
+    this.content.link(row, bucketOf64(v.contentHi, v.contentLo, this.content.bits))
+    if (this.content.full()) this.relinkKeys(this.content, this.contentHi, this.contentLo, 0)
+    if ((flags & F_URL) !== 0) {
+      this.urls.link(row, bucketOf64(v.urlHi, v.urlLo, this.urls.bits))
+      if (this.urls.full()) this.relinkKeys(this.urls, this.urlHi, this.urlLo, F_URL)
+    }
+    if ((flags & F_TITLE) !== 0) {
+      this.titles.link(row, bucketOf64(v.titleHi, v.titleLo, this.titles.bits))
+      if (this.titles.full()) this.relinkKeys(this.titles, this.titleHi, this.titleLo, F_TITLE)
+    }
+    if ((flags & F_SELF) === 0) {
+      this.clusters.link(row, bucketOf32(hashBytes(buf, v.clusterStart, v.clusterLen), this.clusters.bits))
+      if (this.clusters.full()) this.relinkClusters()
+    }
+
+    this.bands.insert(row, buf, v)
+    if (layout !== EXPLICIT_LAYOUT) {
+      const l = this.layouts.layouts[layout]!
+      const caches = this.postings.layoutCaches(layout, l)
+      for (let p = 0; p < l.widths.length; p++) {
+        const value = blockValue(v.hi, v.lo, l.shifts[p]!, l.widths[p]!)
+        const cache = caches[p]
+        let term = cache === undefined ? -1 : cache[value]!
+        if (term < 0) term = this.postings.termForValue(layout, l, p, value)
+        this.postings.link(row, p, term)
+      }
+    } else {
+      let p = v.explicitStart
+      const count = buf[p++]!
+      let slot = this.explicitFill
+      this.explicitPos.set(row, slot)
+      this.explicitPool.set(slot++, count)
+      for (let i = 0; i < count; i++) {
+        const len = buf[p]!
+        const term = this.postings.termId(i, buf.toString('utf8', p + 1, p + 1 + len))
+        p += 1 + len
+        this.explicitPool.set(slot++, term)
+        this.postings.link(row, i, term)
+      }
+      this.explicitFill = slot
+    }
+  }
+
+  /** Sizes the indexes for about `rows` rows before a replay or rebuild fills them. */
+  reserve(rows: number): void {
+    for (const index of [this.ids, this.content, this.urls, this.titles]) index.reserve(rows)
+    this.bands.reserve(rows)
+  }
+
+  private kill(row: number): void {
+    this.alive.set(row, false)
+    this.live--
+    this.dead++
+  }
+
+  /** Live row whose id is `buf[start, start + len)` (with hash `hash`), or -1. */
+  private findId(buf: Uint8Array, start: number, len: number, hash: number): number {
+    let row = this.ids.heads[bucketOf32(hash, this.ids.bits)]!
+    const tag = hash & 255
+    while (row >= 0) {
+      if (this.idTag.get(row) === tag && this.alive.has(row)) {
+        const a = this.locate(row)
+        const r = this.region
+        if (r.idLen === len && bytesEqual(a, r.idStart, buf, start, len)) return row
+      }
+      row = this.ids.next.get(row)
+    }
+    return -1
+  }
+
+  /**
+   * Parses `row`'s string region into `this.region` and returns the buffer it is in: from its
+   * group's position, skipping the regions of the rows before it in the group.
+   */
+  private locate(row: number): Buffer {
+    const pos = this.groupPos.get(row >>> GROUP_BITS)
+    const a = this.arena.buffer(pos)
+    let off = this.arena.offset(pos)
+    const r = this.region
+    for (let k = row & ~GROUP_MASK; k < row; k++) {
+      readRegion(a, off, a.length, this.meta.get(k) & FLAG_MASK, r)
+      off = r.end
+    }
+    readRegion(a, off, a.length, this.meta.get(row) & FLAG_MASK, r)
+    r.start = off
+    return a
+  }
+
+  /** Live row of `id`, or -1. */
+  rowOf(id: string): number {
+    const bytes = Buffer.from(id, 'utf8')
+    return this.findId(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length))
+  }
+
+  private relinkIds(): void {
+    const index = this.ids
+    index.reset(index.bits + 1)
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row)) continue
+      const a = this.locate(row)
+      index.link(row, bucketOf32(hashBytes(a, this.region.idStart, this.region.idLen), index.bits))
+    }
+  }
+
+  private relinkClusters(): void {
+    const index = this.clusters
+    index.reset(index.bits + 1)
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) !== 0) continue
+      const a = this.locate(row)
+      index.link(row, bucketOf32(hashBytes(a, this.region.clusterStart, this.region.clusterLen), index.bits))
+    }
+  }
+
+  private relinkKeys(index: ChainIndex, hiCol: U32Column, loCol: U32Column, flag: number): void {
+    index.reset(index.bits + 1)
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row) || (this.meta.get(row) & flag) !== flag) continue
+      index.link(row, bucketOf64(hiCol.get(row), loCol.get(row), index.bits))
+    }
+  }
+
+  /** Whether a row is live. */
+  isLive(row: number): boolean {
+    return row >= 0 && row < this.rows && this.alive.has(row)
+  }
+
+  /** Appends to `out` the rows answering `q` (each once), honouring `limits`. */
+  collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): void {
+    const seen = new Set<number>()
+    const since = q.since ?? -Infinity
+    const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
+    if (isHex16(q.contentHash)) {
+      this.keyRoute(this.content, this.contentHi, this.contentLo, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
+    }
+    if (isHex16(q.urlHash)) {
+      this.keyRoute(this.urls, this.urlHi, this.urlLo, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
+    }
+    if (isHex16(q.titleHash)) {
+      this.keyRoute(this.titles, this.titleHi, this.titleLo, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
+    }
+    this.blockRoute(q, since, exclude, limits.maxBlockCandidates, seen, out)
+    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
+  }
+
+  /** Records sharing any band term (no popcount filter: bands catch what drifted past k). */
+  private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
+    let added = 0
+    const visit = (row: number): void => {
+      if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since) return
+      seen.add(row)
+      out.push(row)
+      added++
+    }
+    for (let i = 0; i < terms.length && added < max; i++) {
+      const term = terms[i]
+      if (typeof term === 'string') this.bands.forEachRow(term, visit)
+    }
+  }
+
+  private keyRoute(
+    index: ChainIndex, hiCol: U32Column, loCol: U32Column, flag: number, kHi: number, kLo: number,
+    since: number, exclude: number, max: number, seen: Set<number>, out: number[],
+  ): void {
+    let row = index.heads[bucketOf64(kHi, kLo, index.bits)]!
+    let found = 0
+    while (row >= 0 && found < max) {
+      if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && hiCol.get(row) === kHi && loCol.get(row) === kLo
+        && row !== exclude && this.time.get(row) >= since) {
+        found++
+        if (!seen.has(row)) {
+          seen.add(row)
+          out.push(row)
+        }
+      }
+      row = index.next.get(row)
+    }
+  }
+
+  /**
+   * Rows sharing at least `minMatch` blocks (same position) whose popcount is within
+   * `maxDistance`. Past `max` rows, the nearest (by Hamming distance) are kept: the cap then only
+   * ever drops candidates that verification would reject first, never a close one for a far one.
+   */
+  private blockRoute(q: CandidateQuery, since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
+    const m = q.blocks.length
+    const minMatch = q.minMatch
+    if (minMatch > m) return
+    const qHi = q.fingerprint.hi >>> 0
+    const qLo = q.fingerprint.lo >>> 0
+    const qPop = popcount32(qHi) + popcount32(qLo)
+    const maxDistance = q.maxDistance
+    const counts = minMatch > 1 ? new Map<number, number>() : null
+    const found: number[] = []
+    for (let p = 0; p < m; p++) {
+      const term = this.postings.findTerm(p, q.blocks[p]!)
+      if (term < 0) continue
+      // After position m − minMatch a row not counted yet can no longer reach minMatch.
+      const mayStart = p <= m - minMatch
+      for (let row = this.postings.first(term); row >= 0; row = this.postings.next(p, row)) {
+        if (!this.alive.has(row) || row === exclude) continue
+        const d = popcount32(this.hi.get(row)) + popcount32(this.lo.get(row)) - qPop
+        if (d > maxDistance || -d > maxDistance || this.time.get(row) < since) continue
+        if (counts !== null) {
+          const c = counts.get(row)
+          if (c === undefined) {
+            if (!mayStart) continue
+            counts.set(row, 1)
+            continue
+          }
+          counts.set(row, c + 1)
+          if (c + 1 !== minMatch) continue
+        }
+        if (!seen.has(row)) {
+          seen.add(row)
+          found.push(row)
+        }
+      }
+    }
+    if (found.length > max) {
+      const distance = (row: number): number => popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0)
+      const byDistance = found.map((row) => [distance(row), row] as const).sort((a, b) => a[0] - b[0] || b[1] - a[1])
+      found.length = 0
+      for (let i = 0; i < max; i++) found.push(byDistance[i]![1])
+    }
+    for (const row of found) out.push(row)
+  }
+
+  /** Rows of cluster `clusterId` (its representative first), at most `limit`. */
+  members(clusterId: string, limit: number): number[] {
+    const out: number[] = []
+    if (limit <= 0) return out
+    const bytes = Buffer.from(clusterId, 'utf8')
+    const rep = this.findId(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length))
+    if (rep >= 0 && (this.meta.get(rep) & F_SELF) !== 0) out.push(rep)
+    let row = this.clusters.heads[bucketOf32(hashBytes(bytes, 0, bytes.length), this.clusters.bits)]!
+    while (row >= 0 && out.length < limit) {
+      if (this.alive.has(row) && (this.meta.get(row) & F_SELF) === 0) {
+        const a = this.locate(row)
+        const r = this.region
+        if (r.clusterLen === bytes.length && bytesEqual(a, r.clusterStart, bytes, 0, bytes.length)) out.push(row)
+      }
+      row = this.clusters.next.get(row)
+    }
+    return out
+  }
+
+  /**
+   * The largest clusters by live member count, largest first, ties by smaller cluster id.
+   * Counts non-representative rows by cluster id, then adds the representative where it is live.
+   */
+  topClusters(limit: number, minSize: number): { clusterId: string; size: number }[] {
+    const sizes = new Map<string, number>()
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) !== 0) continue
+      const a = this.locate(row)
+      const r = this.region
+      const id = a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen)
+      sizes.set(id, (sizes.get(id) ?? 0) + 1)
+    }
+    const out: { clusterId: string; size: number }[] = []
+    for (const [clusterId, n] of sizes) {
+      const rep = this.rowOf(clusterId)
+      const size = n + (rep >= 0 && (this.meta.get(rep) & F_SELF) !== 0 ? 1 : 0)
+      if (size >= minSize) out.push({ clusterId, size })
+    }
+    out.sort(byClusterSize)
+    if (out.length >= limit || minSize > 1) return out.slice(0, limit)
+    // Singletons tie at size 1: keep the smallest ids only, without sorting every one of them.
+    const want = limit - out.length
+    const singles: string[] = []
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) === 0) continue
+      const a = this.locate(row)
+      const r = this.region
+      const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
+      if (sizes.has(id) || (singles.length === want && id >= singles[want - 1]!)) continue
+      let i = singles.length
+      while (i > 0 && singles[i - 1]! > id) i--
+      singles.splice(i, 0, id)
+      if (singles.length > want) singles.pop()
+    }
+    for (const clusterId of singles) out.push({ clusterId, size: 1 })
+    return out
+  }
+
+  /** The record stored in `row`. */
+  record(row: number): FingerprintRecord {
+    const m = this.meta.get(row)
+    const flags = m & FLAG_MASK
+    const a = this.locate(row)
+    const r = this.region
+    const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
+    const hi = this.hi.get(row)
+    const lo = this.lo.get(row)
+    const layout = (m >>> LAYOUT_SHIFT) & 63
+    const record: FingerprintRecord = {
+      id,
+      fingerprint: { hi, lo },
+      blocks: layout === EXPLICIT_LAYOUT ? this.explicitTerms(row) : this.layoutTerms(layout, hi, lo),
+      contentHash: toHex16(this.contentHi.get(row), this.contentLo.get(row)),
+      urlHash: (flags & F_URL) !== 0 ? toHex16(this.urlHi.get(row), this.urlLo.get(row)) : null,
+      titleHash: (flags & F_TITLE) !== 0 ? toHex16(this.titleHi.get(row), this.titleLo.get(row)) : null,
+      short: (flags & F_SHORT) !== 0,
+      clusterId: (flags & F_SELF) !== 0 ? id : a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen),
+      duplicateOf: (flags & F_DUP) !== 0 ? a.toString('utf8', r.dupStart, r.dupStart + r.dupLen) : null,
+      distance: (flags & F_DISTANCE) !== 0 ? (m >>> DISTANCE_SHIFT) & 127 : null,
+      layer: LAYERS[(m >>> LAYER_SHIFT) & 7] ?? null,
+      version: this.versions.strings[m >>> VERSION_SHIFT]!,
+      indexedAt: this.time.get(row),
+    }
+    if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
+    const bands = this.bands.terms(row)
+    if (bands !== undefined) record.bands = bands
+    return record
+  }
+
+  /** Terms of a layout row, from the term dictionary (no string is built for a term seen before). */
+  private layoutTerms(layoutId: number, hi: number, lo: number): string[] {
+    const l = this.layouts.layouts[layoutId]!
+    const out = new Array<string>(l.widths.length)
+    for (let p = 0; p < out.length; p++) {
+      out[p] = this.postings.strings[this.postings.termForValue(layoutId, l, p, blockValue(hi, lo, l.shifts[p]!, l.widths[p]!))]!
+    }
+    return out
+  }
+
+  private explicitTerms(row: number): string[] {
+    let slot = this.explicitPos.get(row)
+    const count = this.explicitPool.get(slot++)
+    const out = new Array<string>(count)
+    for (let i = 0; i < count; i++) out[i] = this.postings.strings[this.explicitPool.get(slot++)]!
+    return out
+  }
+
+  /** Appends `row` as a PUT entry (what compaction writes), straight from the columns. */
+  encodeRow(row: number, w: ByteWriter): void {
+    const m = this.meta.get(row)
+    const flags = m & FLAG_MASK
+    const layout = (m >>> LAYOUT_SHIFT) & 63
+    w.u8(ENTRY_PUT)
+    w.u8(flags)
+    w.u8((m >>> LAYER_SHIFT) & 7)
+    w.u8((m >>> DISTANCE_SHIFT) & 127)
+    w.u32(this.hi.get(row))
+    w.u32(this.lo.get(row))
+    w.f64(this.time.get(row))
+    w.u32(this.contentHi.get(row))
+    w.u32(this.contentLo.get(row))
+    w.u32(this.urlHi.get(row))
+    w.u32(this.urlLo.get(row))
+    w.u32(this.titleHi.get(row))
+    w.u32(this.titleLo.get(row))
+    w.u8(layout === EXPLICIT_LAYOUT ? LOG_EXPLICIT_LAYOUT : layout)
+    w.shortString(this.versions.strings[m >>> VERSION_SHIFT]!)
+    if (layout === EXPLICIT_LAYOUT) {
+      const terms = this.explicitTerms(row)
+      w.u8(terms.length)
+      for (const t of terms) w.shortString(t)
+    }
+    this.bands.encode(row, w)
+    const a = this.locate(row)
+    w.bytes(a, this.region.start, this.region.end)
+  }
+
+  /** Bytes held by typed arrays and the arena (JS-heap Maps and strings not included). */
+  byteLength(): number {
+    const columns = [this.hi, this.lo, this.meta, this.alive, this.idTag, this.contentHi, this.contentLo, this.urlHi, this.urlLo,
+      this.titleHi, this.titleLo, this.groupPos, this.explicitPos, this.explicitPool]
+    let total = this.arena.byteLength() + this.postings.byteLength() + this.time.byteLength() + this.bands.byteLength()
+    for (const c of columns) total += c.byteLength()
+    for (const index of [this.ids, this.clusters, this.content, this.urls, this.titles]) total += index.byteLength()
+    return total
+  }
+}
+
+function byClusterSize(a: { clusterId: string; size: number }, b: { clusterId: string; size: number }): number {
+  return b.size - a.size || (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0)
+}
+
+/** A stored hex sketch back as text: its prefix letter and ':' (if any), then the hex digits. */
+function hexSketch(buf: Buffer, start: number, len: number): string {
+  const prefix = buf[start]!
+  const hex = buf.toString('hex', start + 1, start + len)
+  return prefix === 0 ? hex : `${String.fromCharCode(prefix)}:${hex}`
+}

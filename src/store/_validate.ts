@@ -1,0 +1,82 @@
+import type { CandidateQuery, FingerprintRecord } from '../types.js'
+import { DedupError, describeValue } from '../errors.js'
+import { isHex16 } from './_bytes.js'
+
+const LAYERS = new Set(['url', 'exact', 'simhash', 'title'])
+/** Limits of the log encoding (one length byte). */
+const MAX_SHORT_BYTES = 255
+const MAX_BLOCKS = 255
+const MAX_BANDS = 254
+
+function isU32(v: unknown): boolean {
+  return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff
+}
+
+function fieldProblem(id: string, name: string, rule: string, value: unknown): string {
+  return `Record ${describeValue(id)}: expected \`${name}\` to be ${rule}, got ${describeValue(value)}.`
+}
+
+/** Characters of a string that surely fit in MAX_SHORT_BYTES of UTF-8 (3 bytes per UTF-16 unit at most). */
+const SURELY_SHORT = Math.floor(MAX_SHORT_BYTES / 3)
+
+function tooLong(s: string): boolean {
+  return s.length > SURELY_SHORT && Buffer.byteLength(s) > MAX_SHORT_BYTES
+}
+
+/**
+ * Why `record` cannot be stored, or null when it can. The message names the record, the field,
+ * the rule and the value, so a caller can fix the producer.
+ */
+export function recordProblem(record: FingerprintRecord): string | null {
+  if (record === null || typeof record !== 'object') return `Expected a record object, got ${describeValue(record)}.`
+  const r = record as unknown as Record<string, unknown>
+  const id = r.id
+  if (typeof id !== 'string' || id.length === 0) return `Expected \`id\` to be a non-empty string, got ${describeValue(id)}.`
+  const fp = r.fingerprint as { hi?: unknown; lo?: unknown } | null
+  if (fp === null || typeof fp !== 'object' || !isU32(fp.hi) || !isU32(fp.lo)) {
+    return `Record ${describeValue(id)}: expected \`fingerprint\` to be { hi, lo } with two unsigned 32-bit integers, got ${describeValue(fp)}${fp !== null && typeof fp === 'object' ? ` with hi ${describeValue(fp.hi)}, lo ${describeValue(fp.lo)}` : ''}.`
+  }
+  const blocks = r.blocks
+  if (!Array.isArray(blocks) || blocks.length > MAX_BLOCKS) return fieldProblem(id, 'blocks', `an array of at most ${MAX_BLOCKS} strings`, blocks)
+  for (const term of blocks) {
+    if (typeof term !== 'string' || term.length === 0 || tooLong(term)) {
+      return `Record ${describeValue(id)}: expected every block to be a non-empty string of at most ${MAX_SHORT_BYTES} bytes, got ${describeValue(term)}.`
+    }
+  }
+  if (!isHex16(r.contentHash)) return fieldProblem(id, 'contentHash', '16 lower-case hex digits', r.contentHash)
+  if (r.urlHash !== null && !isHex16(r.urlHash)) return fieldProblem(id, 'urlHash', 'null or 16 lower-case hex digits', r.urlHash)
+  if (r.titleHash !== null && !isHex16(r.titleHash)) return fieldProblem(id, 'titleHash', 'null or 16 lower-case hex digits', r.titleHash)
+  if (typeof r.short !== 'boolean') return fieldProblem(id, 'short', 'a boolean', r.short)
+  if (typeof r.clusterId !== 'string' || r.clusterId.length === 0) return fieldProblem(id, 'clusterId', 'a non-empty string', r.clusterId)
+  if (r.duplicateOf !== null && typeof r.duplicateOf !== 'string') return fieldProblem(id, 'duplicateOf', 'null or a string', r.duplicateOf)
+  if (r.distance !== null && (!Number.isInteger(r.distance) || (r.distance as number) < 0 || (r.distance as number) > 64)) {
+    return fieldProblem(id, 'distance', 'null or an integer from 0 to 64', r.distance)
+  }
+  if (r.layer !== null && !LAYERS.has(r.layer as string)) return fieldProblem(id, 'layer', 'null or one of "url", "exact", "simhash", "title"', r.layer)
+  if (typeof r.version !== 'string' || tooLong(r.version)) return fieldProblem(id, 'version', `a string of at most ${MAX_SHORT_BYTES} bytes`, r.version)
+  if (typeof r.indexedAt !== 'number' || !Number.isFinite(r.indexedAt)) return fieldProblem(id, 'indexedAt', 'a finite number (ms since the epoch)', r.indexedAt)
+  if (r.sketch !== undefined && typeof r.sketch !== 'string') return fieldProblem(id, 'sketch', 'a string or absent', r.sketch)
+  const bands = r.bands
+  if (bands !== undefined) {
+    if (!Array.isArray(bands) || bands.length > MAX_BANDS) return fieldProblem(id, 'bands', `absent or an array of at most ${MAX_BANDS} strings`, bands)
+    for (const term of bands) {
+      if (typeof term !== 'string' || term.length === 0 || tooLong(term)) {
+        return `Record ${describeValue(id)}: expected every band to be a non-empty string of at most ${MAX_SHORT_BYTES} bytes, got ${describeValue(term)}.`
+      }
+    }
+  }
+  return null
+}
+
+/** Throws INVALID_OPTION for a query no store could answer; naming the query's index and field. */
+export function checkQuery(q: CandidateQuery, index: number): void {
+  const bad = (name: string, rule: string, value: unknown): DedupError =>
+    new DedupError('INVALID_OPTION', `Query ${index}: expected \`${name}\` to be ${rule}, got ${describeValue(value)}.`)
+  if (q === null || typeof q !== 'object') throw bad('query', 'an object', q)
+  const fp = q.fingerprint as { hi?: unknown; lo?: unknown } | null
+  if (fp === null || typeof fp !== 'object' || !isU32(fp.hi) || !isU32(fp.lo)) throw bad('fingerprint', '{ hi, lo } with two unsigned 32-bit integers', fp)
+  if (!Array.isArray(q.blocks)) throw bad('blocks', 'an array of strings', q.blocks)
+  if (!Number.isInteger(q.minMatch) || q.minMatch < 1) throw bad('minMatch', 'an integer ≥ 1', q.minMatch)
+  if (!Number.isInteger(q.maxDistance) || q.maxDistance < 0) throw bad('maxDistance', 'an integer ≥ 0', q.maxDistance)
+  if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
+}

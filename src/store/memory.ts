@@ -1,0 +1,399 @@
+import { mkdir, stat } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
+import { DedupError, describeValue } from '../errors.js'
+import type { FingerprintStore } from './store.js'
+import { LayoutRegistry } from './_block-layout.js'
+import { ByteWriter, LOG_EXPLICIT_LAYOUT, encodeDelete, encodeLayout, encodePut } from './_codec.js'
+import { acquireLock, type DirLock } from './_lock.js'
+import { LOG_FILE, LogFile } from './_log.js'
+import { EntryError, Tables, type CandidateLimits } from './_tables.js'
+import { checkQuery, recordProblem } from './_validate.js'
+import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
+
+/** Options of the embedded store. */
+export interface MemoryStoreOptions {
+  /** Directory of the append-only log (created if absent); omit for a purely in-memory store. */
+  dir?: string
+  /** fdatasync every batch before `put`/`delete` resolve; off trades durability for speed. @default true */
+  fsync?: boolean
+  /** Most records one exact key (content, URL or title hash) adds to an answer (1 or more). @default 16 */
+  maxPerKey?: number
+  /**
+   * Most records the block route (and, separately, the band route) adds to one answer (1 or
+   * more). Past it the block route keeps the nearest by Hamming distance. At 10 M records four
+   * 16-bit blocks give ~320 block candidates per lookup. @default 4096
+   */
+  maxBlockCandidates?: number
+}
+
+/** Defaults of `MemoryStoreOptions`. */
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, maxPerKey: 16, maxBlockCandidates: 4096 })
+
+/** Default `limit` of `members`. */
+const DEFAULT_MEMBERS_LIMIT = 1000
+/** Default `batchSize` of `scan`. */
+const DEFAULT_SCAN_BATCH = 1000
+/** Default `minSize` of `topClusters`: clusters that hold at least one duplicate. */
+const DEFAULT_MIN_CLUSTER_SIZE = 2
+/** Rebuild once dead rows outnumber live ones and this many are dead. */
+const AUTO_COMPACT_MIN_DEAD = 1 << 16
+/** A put or delete larger than this is written as several frames (replay reads a frame whole). */
+const MAX_PAYLOAD_BYTES = 32 << 20
+/** Entries per frame when compaction rewrites the log. */
+const COMPACT_FRAME_BYTES = 1 << 20
+
+/** Size and health figures of a memory store. */
+export interface MemoryStoreStats {
+  /** Live records. */
+  live: number
+  /** Rows of replaced or deleted records not yet compacted away. */
+  dead: number
+  /** Bytes held in typed arrays and the string arena (excludes the JS heap's term dictionary). */
+  tableBytes: number
+  /** Log size in bytes (0 without a directory). */
+  logBytes: number
+  /** Record and delete entries in the log. */
+  logEntries: number
+  /** Bytes of a torn tail cut off when the log was opened. */
+  truncatedOnOpen: number
+}
+
+function positiveInt(name: string, value: unknown): number {
+  if (!Number.isInteger(value) || (value as number) < 1) {
+    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer ≥ 1, got ${describeValue(value)}.`)
+  }
+  return value as number
+}
+
+/**
+ * The embedded fingerprint store: columnar in-memory tables, optionally backed by an append-only,
+ * crash-safe log in a directory (see `openMemoryStore`). Holds 10 M fingerprints in well under
+ * 1 GB (see scripts/bench-store.ts).
+ *
+ * @example
+ * const store = new MemoryStore()           // in memory only
+ * await store.put([record])
+ * const [found] = await store.candidates([{ fingerprint, blocks, minMatch: 1, maxDistance: 3 }])
+ */
+export class MemoryStore implements FingerprintStore {
+  private readonly layouts = new LayoutRegistry()
+  private readonly versions = new VersionRegistry()
+  private tables: Tables
+  private readonly limits: CandidateLimits
+  private log: LogFile | null = null
+  private lock: DirLock | null = null
+  private dir: string | null = null
+  private closed = false
+  private logEntries = 0
+  private truncatedOnOpen = 0
+  private compactQueued = false
+
+  /** An in-memory store; use `openMemoryStore({ dir })` for a persistent one. */
+  constructor(options: Omit<MemoryStoreOptions, 'dir' | 'fsync'> = {}) {
+    if ((options as MemoryStoreOptions).dir !== undefined) {
+      throw new DedupError('INVALID_OPTION', 'Expected no `dir` for `new MemoryStore()`; use `await openMemoryStore({ dir })` for a persistent store.')
+    }
+    this.limits = Object.freeze({
+      maxPerKey: positiveInt('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey),
+      maxBlockCandidates: positiveInt('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates),
+    })
+    this.tables = new Tables(this.layouts, this.versions)
+  }
+
+  /** Opens `options.dir` (lock, replay, compaction if half the log is dead). Prefer `openMemoryStore`. */
+  static async open(options: MemoryStoreOptions = {}): Promise<MemoryStore> {
+    const { dir, fsync, ...rest } = options
+    const store = new MemoryStore(rest)
+    if (dir === undefined) return store
+    if (typeof dir !== 'string' || dir.length === 0) throw new DedupError('INVALID_OPTION', `Expected \`dir\` to be a directory path, got ${describeValue(dir)}.`)
+    if (fsync !== undefined && typeof fsync !== 'boolean') throw new DedupError('INVALID_OPTION', `Expected \`fsync\` to be a boolean, got ${describeValue(fsync)}.`)
+    await store.attach(resolve(dir), fsync ?? DEFAULT_MEMORY_STORE_OPTIONS.fsync)
+    return store
+  }
+
+  private async attach(dir: string, fsync: boolean): Promise<void> {
+    let lock: DirLock
+    try {
+      await mkdir(dir, { recursive: true })
+      lock = await acquireLock(dir)
+    } catch (err) {
+      if (err instanceof DedupError) throw err
+      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: ${(err as Error).message}`, { cause: err })
+    }
+    try {
+      // Size the indexes from the log (~80 bytes a record) so replay does not relink them as they grow.
+      const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
+      this.tables.reserve(Math.ceil(logSize / 80))
+      const { log, replay } = await LogFile.open(dir, fsync, (buf, start, end, fileOffset) => {
+        try {
+          this.applyPayload(buf, start, end)
+        } catch (err) {
+          if (!(err instanceof EntryError)) throw err
+          throw new DedupError(
+            'STORE_CORRUPT',
+            `${join(dir, LOG_FILE)} is corrupt at byte offset ${fileOffset + err.at}: ${err.message}. Restore a backup or re-index into a new directory.`,
+            { cause: err },
+          )
+        }
+      })
+      this.log = log
+      this.lock = lock
+      this.dir = dir
+      this.truncatedOnOpen = replay.truncated
+      this.compactQueued = false
+      if (this.logEntries - this.tables.live > this.logEntries / 2) await this.compact()
+    } catch (err) {
+      await this.log?.close()
+      this.log = null
+      this.lock = null
+      await lock.release()
+      if (err instanceof DedupError) throw err
+      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: ${(err as Error).message}`, { cause: err })
+    }
+  }
+
+  async put(records: readonly FingerprintRecord[]): Promise<PutResult> {
+    this.checkOpen()
+    if (!Array.isArray(records)) throw new DedupError('INVALID_OPTION', `Expected \`records\` to be an array, got ${describeValue(records)}.`)
+    const failed: PutResult['failed'] = []
+    const payloads: Buffer[] = []
+    let w = new ByteWriter(Math.min(records.length * 128 + 64, MAX_PAYLOAD_BYTES + 4096))
+    let written = 0
+    for (const r of records) {
+      const problem = recordProblem(r) ?? (this.versions.accepts(r.version) ? null : `Record ${describeValue(r.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
+      if (problem !== null) {
+        const id = r !== null && typeof r === 'object' && typeof r.id === 'string' ? r.id : ''
+        failed.push({ id, error: new DedupError('INVALID_DOCUMENT', problem) })
+        continue
+      }
+      this.versions.intern(r.version)
+      let layout = this.layouts.match(r.fingerprint.hi, r.fingerprint.lo, r.blocks)
+      if (layout < 0) layout = LOG_EXPLICIT_LAYOUT
+      else if (!this.layouts.inLog[layout]) {
+        const l = this.layouts.layouts[layout]!
+        encodeLayout(w, layout, l.widths, l.padded)
+        // Marked now, not after the write: a failed write fails the log, so nothing follows it.
+        this.layouts.inLog[layout] = true
+      }
+      encodePut(w, r, layout)
+      written++
+      if (w.pos >= MAX_PAYLOAD_BYTES) {
+        payloads.push(w.view())
+        w = new ByteWriter(MAX_PAYLOAD_BYTES + 4096)
+      }
+    }
+    if (w.pos > 0) payloads.push(w.view())
+    if (payloads.length > 0) await this.commit(payloads)
+    return { written, failed }
+  }
+
+  async candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]> {
+    this.checkOpen()
+    if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
+    queries.forEach(checkQuery)
+    const rows: number[] = []
+    return queries.map((q) => {
+      rows.length = 0
+      this.tables.collect(q, this.limits, rows)
+      return rows.map((row) => this.tables.record(row))
+    })
+  }
+
+  async get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>> {
+    this.checkOpen()
+    const out = new Map<string, FingerprintRecord>()
+    for (const id of checkIds(ids)) {
+      const row = this.tables.rowOf(id)
+      if (row >= 0) out.set(id, this.tables.record(row))
+    }
+    return out
+  }
+
+  async members(clusterId: string, limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[]> {
+    this.checkOpen()
+    if (typeof clusterId !== 'string') throw new DedupError('INVALID_OPTION', `Expected \`clusterId\` to be a string, got ${describeValue(clusterId)}.`)
+    if (!Number.isInteger(limit) || limit < 0) throw new DedupError('INVALID_OPTION', `Expected \`limit\` to be an integer ≥ 0, got ${describeValue(limit)}.`)
+    return this.tables.members(clusterId, limit).map((row) => this.tables.record(row))
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    this.checkOpen()
+    const unique = [...new Set(checkIds(ids))].filter((id) => id.length > 0)
+    if (unique.length === 0) return
+    const payloads: Buffer[] = []
+    let w = new ByteWriter(Math.min(unique.length * 24 + 16, MAX_PAYLOAD_BYTES + 4096))
+    for (const id of unique) {
+      encodeDelete(w, id)
+      if (w.pos < MAX_PAYLOAD_BYTES) continue
+      payloads.push(w.view())
+      w = new ByteWriter(MAX_PAYLOAD_BYTES + 4096)
+    }
+    if (w.pos > 0) payloads.push(w.view())
+    await this.commit(payloads)
+  }
+
+  /**
+   * Every live record, in batches of at most `batchSize`, oldest row first. Reads the tables as
+   * they were when the scan started if a compaction swaps them meanwhile.
+   */
+  async *scan(batchSize = DEFAULT_SCAN_BATCH): AsyncIterable<FingerprintRecord[]> {
+    this.checkOpen()
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer ≥ 1, got ${describeValue(batchSize)}.`)
+    const tables = this.tables
+    let batch: FingerprintRecord[] = []
+    for (let row = 0; row < tables.rows; row++) {
+      if (!tables.isLive(row)) continue
+      batch.push(tables.record(row))
+      if (batch.length < batchSize) continue
+      yield batch
+      batch = []
+      this.checkOpen()
+    }
+    if (batch.length > 0) yield batch
+  }
+
+  /** The largest clusters by live member count (at least `minSize`, default 2), largest first; ties by smaller id. */
+  async topClusters(limit: number, minSize = DEFAULT_MIN_CLUSTER_SIZE): Promise<{ clusterId: string; size: number }[]> {
+    this.checkOpen()
+    if (!Number.isInteger(limit) || limit < 0) throw new DedupError('INVALID_OPTION', `Expected \`limit\` to be an integer ≥ 0, got ${describeValue(limit)}.`)
+    if (!Number.isInteger(minSize) || minSize < 1) throw new DedupError('INVALID_OPTION', `Expected \`minSize\` to be an integer ≥ 1, got ${describeValue(minSize)}.`)
+    return limit === 0 ? [] : this.tables.topClusters(limit, minSize)
+  }
+
+  async count(): Promise<number> {
+    this.checkOpen()
+    return this.tables.live
+  }
+
+  /** A no-op: every resolved put is already visible. */
+  async refresh(): Promise<void> {
+    this.checkOpen()
+  }
+
+  /** Waits for pending writes, closes the log and releases the directory lock. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.log?.close()
+    await this.lock?.release()
+    this.log = null
+    this.lock = null
+  }
+
+  /**
+   * Drops replaced and deleted records: rebuilds the tables from live rows and, with a directory,
+   * rewrites the log to a new file that atomically replaces the old one. Runs by itself on open
+   * when over half the log is dead, and after writes once dead rows outnumber live ones.
+   */
+  async compact(): Promise<void> {
+    this.checkOpen()
+    const log = this.log
+    if (log === null) {
+      this.rebuildNow()
+      return
+    }
+    await log.task(async () => {
+      // Exclusive: no put applies while the frames stream into the new file.
+      const fresh = new Tables(this.layouts, this.versions)
+      fresh.reserve(this.tables.live)
+      await log.rewrite(this.rebuildFrames(fresh))
+      this.tables = fresh
+      this.logEntries = fresh.live
+      this.compactQueued = false
+    })
+  }
+
+  /** Size and health figures. */
+  stats(): MemoryStoreStats {
+    return {
+      live: this.tables.live,
+      dead: this.tables.dead,
+      tableBytes: this.tables.byteLength(),
+      logBytes: this.log?.bytes ?? 0,
+      logEntries: this.logEntries,
+      truncatedOnOpen: this.truncatedOnOpen,
+    }
+  }
+
+  /**
+   * Fills `fresh` with the live rows, each passed through the same encode → apply path as a put,
+   * yielding the frames (the new log's payloads) as it goes.
+   */
+  private *rebuildFrames(fresh: Tables): Generator<Buffer> {
+    const old = this.tables
+    const w = new ByteWriter(COMPACT_FRAME_BYTES + 4096)
+    this.layouts.layouts.forEach((l, id) => encodeLayout(w, id, l.widths, l.padded))
+    for (let row = 0; row <= old.rows; row++) {
+      if (row < old.rows) {
+        if (!old.isLive(row)) continue
+        old.encodeRow(row, w)
+        if (w.pos < COMPACT_FRAME_BYTES) continue
+      }
+      if (w.pos === 0) continue
+      const frame = Buffer.from(w.view())
+      w.pos = 0
+      fresh.applyEntries(frame, 0, frame.length)
+      yield frame
+    }
+  }
+
+  /** Compacts an in-memory store synchronously. */
+  private rebuildNow(): void {
+    const fresh = new Tables(this.layouts, this.versions)
+    fresh.reserve(this.tables.live)
+    for (const frame of this.rebuildFrames(fresh)) void frame
+    this.tables = fresh
+    this.logEntries = fresh.live
+  }
+
+  /** Applies payloads (in memory) or appends them to the log and applies each once durable. */
+  private async commit(payloads: readonly Buffer[]): Promise<void> {
+    const log = this.log
+    if (log === null) {
+      for (const p of payloads) this.applyPayload(p, 0, p.length)
+      if (this.tables.dead > Math.max(this.tables.live, AUTO_COMPACT_MIN_DEAD)) this.rebuildNow()
+      return
+    }
+    // Queued back to back, so they share one write and fsync.
+    await Promise.all(payloads.map((p) => log.append(p, () => this.applyPayload(p, 0, p.length))))
+    if (!this.compactQueued && this.tables.dead > Math.max(this.tables.live, AUTO_COMPACT_MIN_DEAD)) {
+      this.compactQueued = true
+      void this.compact().catch(() => {
+        // A failed compaction leaves the old log in place; it is retried on the next open.
+        this.compactQueued = false
+      })
+    }
+  }
+
+  private applyPayload(buf: Buffer, start: number, end: number): void {
+    const counts = this.tables.applyEntries(buf, start, end)
+    this.logEntries += counts.puts + counts.deletes
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new DedupError('STORE_UNAVAILABLE', `The memory store${this.dir === null ? '' : ` in ${this.dir}`} is closed.`)
+  }
+}
+
+function checkIds(ids: readonly string[]): readonly string[] {
+  if (!Array.isArray(ids)) throw new DedupError('INVALID_OPTION', `Expected \`ids\` to be an array of strings, got ${describeValue(ids)}.`)
+  for (const id of ids) {
+    if (typeof id !== 'string') throw new DedupError('INVALID_OPTION', `Expected every id to be a string, got ${describeValue(id)}.`)
+  }
+  return ids
+}
+
+/**
+ * Opens the embedded store: in memory only without `dir`; with `dir`, backed by an append-only,
+ * fsync'd log there (replayed on open, torn tail truncated, compacted when half dead) and
+ * locked against a second writer process.
+ *
+ * @example
+ * const store = await openMemoryStore({ dir: '.simdup' })
+ * await store.put(records)   // durable once resolved
+ * await store.close()
+ */
+export async function openMemoryStore(options: MemoryStoreOptions = {}): Promise<MemoryStore> {
+  return MemoryStore.open(options)
+}

@@ -1,0 +1,595 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { readFileSync } from 'node:fs'
+import { inspect } from 'node:util'
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest'
+import { fc, test } from '@fast-check/vitest'
+import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../../src/types.js'
+import { createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, type ElasticsearchStore, type ElasticsearchStoreOptions } from '../../src/store/elasticsearch.js'
+import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/blocks.js'
+import { hamming } from '../../src/fingerprint/hamming.js'
+import { acquireElasticsearch } from '../helpers/es-node.js'
+import { slowHamming } from '../helpers/fingerprints.js'
+import { storeContract } from '../store/contract.js'
+import { storeContractExtra } from '../store/contract-extra.js'
+import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
+
+type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
+let es: Node
+
+beforeAll(async () => {
+  // Fails (never skips) when no node can be started: CI must not pass without Elasticsearch.
+  es = await acquireElasticsearch()
+  console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source} at ${withoutCredentials(es.url).href}`)
+})
+
+afterAll(async () => {
+  await es?.stop()
+})
+
+// ---- per-test indices ----
+
+let n = 0
+const created: string[] = []
+
+function nextIndex(): string {
+  const name = `simdup-test-${process.pid}-${++n}`
+  created.push(name)
+  return name
+}
+
+/** The URL without `user:pass@` (a testcontainers node carries credentials in it). */
+function withoutCredentials(url: string): URL {
+  const u = new URL(url)
+  u.username = ''
+  u.password = ''
+  return u
+}
+
+/** `url` with these credentials in it, replacing any it had. */
+function withCredentials(url: string, user: string, password: string): string {
+  const u = new URL(url)
+  u.username = user
+  u.password = password
+  return u.href.replace(/\/$/, '')
+}
+
+/** An admin call with plain fetch (tests stay off the client the store wraps). */
+async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const u = new URL(es.url)
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  // fetch refuses URLs with credentials: send them as a header.
+  if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+  const res = await fetch(new URL(path, withoutCredentials(es.url)), {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  return { status: res.status, json: text === '' ? null : (JSON.parse(text) as unknown) }
+}
+
+afterEach(async () => {
+  released.length = 0
+  for (const index of created.splice(0)) {
+    const { status } = await admin('DELETE', `/${index}`)
+    if (status !== 200 && status !== 404) throw new Error(`deleting ${index} answered ${status}`)
+  }
+})
+
+type StoreOverrides = Partial<Omit<ElasticsearchStoreOptions, 'node' | 'client' | 'index'>>
+
+async function makeStore(over: StoreOverrides = {}, index = nextIndex()): Promise<ElasticsearchStore> {
+  return createElasticsearchStore({ node: es.url, index, ...over } as ElasticsearchStoreOptions)
+}
+
+/** Indices of stores closed during the current test, free for the next store of that test. */
+const released: string[] = []
+
+/**
+ * A store on an empty index for the contract suites. A property test opens a store per run:
+ * creating an index each time costs ~0.5–1 s on a busy node, so a closed store's index is emptied
+ * and reused within the test instead (it is still deleted after the test).
+ */
+async function contractStore(): Promise<ElasticsearchStore> {
+  const reused = released.pop()
+  const index = reused ?? nextIndex()
+  const store = await makeStore({}, index)
+  if (reused !== undefined) {
+    // No _delete_by_query on the minimal test distribution: scan and delete what the last run left.
+    const ids: string[] = []
+    for await (const batch of store.scan()) ids.push(...batch.map((r) => r.id))
+    await store.delete(ids)
+    await store.refresh()
+  }
+  const close = store.close.bind(store)
+  store.close = async () => {
+    await close()
+    released.push(index)
+  }
+  return store
+}
+
+storeContract('elasticsearch', contractStore)
+storeContractExtra('elasticsearch', contractStore)
+
+// ---- helpers ----
+
+const BASE: Fingerprint = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
+
+function query(fp: Fingerprint, over: Partial<CandidateQuery> = {}, scheme?: BlockScheme): CandidateQuery {
+  return { fingerprint: fp, blocks: fingerprintBlocks(fp, scheme), minMatch: 1, maxDistance: 3, ...over }
+}
+
+async function ask(store: ElasticsearchStore, q: CandidateQuery): Promise<string[]> {
+  const [answer] = await store.candidates([q])
+  return idsOf(answer!)
+}
+
+/** ES echoes a mapping without `type: object` on objects and with `dynamic` as a string. */
+function asEchoed(mapping: unknown): unknown {
+  if (Array.isArray(mapping)) return mapping.map(asEchoed)
+  if (mapping === null || typeof mapping !== 'object') return mapping
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(mapping)) {
+    if (k === 'type' && v === 'object' && 'properties' in mapping) continue
+    out[k] = k === 'dynamic' ? String(v) : asEchoed(v)
+  }
+  return out
+}
+
+function readJson(path: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as Record<string, unknown>
+}
+
+// ---- mapping ----
+
+describe('elasticsearch store: mapping', () => {
+  test('mappings/*.json are the bodies the store uses', () => {
+    expect(readJson('mappings/dedup-fields.json')).toEqual(DEDUP_FIELDS_COMPONENT)
+    expect(readJson('mappings/simdup-template.json')).toEqual(SIMDUP_INDEX_TEMPLATE)
+  })
+
+  test('a created index has exactly the mapping of mappings/, one shard and no replica', async () => {
+    const index = nextIndex()
+    const store = await makeStore({}, index)
+    await store.close()
+    const file = readJson('mappings/dedup-fields.json') as { template: { mappings: { properties: unknown } } }
+    const { json } = await admin('GET', `/${index}/_mapping`)
+    expect((json as Record<string, { mappings: unknown }>)[index]!.mappings).toEqual({
+      dynamic: 'false',
+      properties: asEchoed(file.template.mappings.properties),
+    })
+    const settings = (await admin('GET', `/${index}/_settings`)).json as Record<string, { settings: { index: Record<string, unknown> } }>
+    expect(settings[index]!.settings.index).toMatchObject({ number_of_shards: '1', number_of_replicas: '0' })
+  })
+
+  test('the template files install as cluster templates and shape a new simdup* index', async () => {
+    // Test-specific names and pattern, so the run never replaces an operator's templates.
+    const component = `simdup-dedup-fields-test-${process.pid}`
+    const template = `simdup-template-test-${process.pid}`
+    const index = `simdup-tpltest-${process.pid}-${++n}`
+    created.push(index)
+    const tpl = { ...readJson('mappings/simdup-template.json'), index_patterns: [`simdup-tpltest-${process.pid}-*`], composed_of: [component], priority: 990 }
+    try {
+      expect((await admin('PUT', `/_component_template/${component}`, readJson('mappings/dedup-fields.json'))).status).toBe(200)
+      expect((await admin('PUT', `/_index_template/${template}`, tpl)).status).toBe(200)
+      expect((await admin('PUT', `/${index}`)).status).toBe(200)
+      const byTemplate = ((await admin('GET', `/${index}/_mapping`)).json as Record<string, { mappings: unknown }>)[index]!.mappings
+      const store = await makeStore()
+      const byStore = ((await admin('GET', `/${created.at(-1)}/_mapping`)).json as Record<string, { mappings: unknown }>)[created.at(-1)!]!.mappings
+      await store.close()
+      expect(byTemplate).toEqual(byStore)
+    } finally {
+      await admin('DELETE', `/_index_template/${template}`)
+      await admin('DELETE', `/_component_template/${component}`)
+    }
+  })
+
+  test('installTemplates puts both templates into the cluster', async () => {
+    const names = { component: `simdup-fields-it-${process.pid}`, template: `simdup-it-${process.pid}`, indexPatterns: [`simdup-ittest-${process.pid}-*`], priority: 991 }
+    const store = await makeStore()
+    try {
+      await store.installTemplates(names)
+      const comp = (await admin('GET', `/_component_template/${names.component}`)).json as { component_templates: { component_template: { template: unknown } }[] }
+      expect(comp.component_templates[0]!.component_template.template).toEqual(DEDUP_FIELDS_COMPONENT.template)
+      const tpl = (await admin('GET', `/_index_template/${names.template}`)).json as { index_templates: { index_template: Record<string, unknown> }[] }
+      expect(tpl.index_templates[0]!.index_template).toMatchObject({ index_patterns: names.indexPatterns, composed_of: [names.component], priority: 991 })
+    } finally {
+      await store.close()
+      await admin('DELETE', `/_index_template/${names.template}`)
+      await admin('DELETE', `/_component_template/${names.component}`)
+    }
+  })
+
+  test("'create' refuses an existing index without the dedup mapping; 'add-fields' adds it and shares the documents", async () => {
+    const index = nextIndex()
+    // A content index of the search service, with one document (title: "Peking University").
+    await admin('PUT', `/${index}`, { mappings: { properties: { title: { type: 'text' } } } })
+    await admin('PUT', `/${index}/_doc/doc-1?refresh=true`, { title: '北京大学' })
+    await expect(makeStore({}, index)).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/no `dedup` mapping.*add-fields/) })
+
+    const store = await makeStore({ ensureIndex: 'add-fields' }, index)
+    try {
+      expect(store.options.sharedIndex).toBe(true)
+      const props = ((await admin('GET', `/${index}/_mapping`)).json as Record<string, { mappings: { properties: Record<string, unknown> } }>)[index]!.mappings.properties
+      expect(Object.keys(props).sort()).toEqual(['dedup', 'title'])
+      // Documents that were never fingerprinted are not records.
+      expect(await store.count()).toBe(0)
+      const r = makeRecord('doc-1', BASE)
+      await putAll(store, [r, makeRecord('doc-2', flip(BASE, 1))])
+      const doc1 = (await admin('GET', `/${index}/_doc/doc-1`)).json as { _source: { title: string; dedup: { id: string } } }
+      expect(doc1._source.title).toBe('北京大学')
+      expect(doc1._source.dedup.id).toBe('doc-1')
+      expect(await store.count()).toBe(2)
+      expect(await ask(store, query(BASE))).toEqual(['doc-1', 'doc-2'])
+      await store.delete(['doc-1'])
+      await store.refresh()
+      const after = (await admin('GET', `/${index}/_doc/doc-1`)).json as { found: boolean; _source: Record<string, unknown> }
+      expect(after.found).toBe(true)
+      expect(after._source.title).toBe('北京大学')
+      expect(after._source.dedup ?? null).toBeNull()
+      expect(await store.count()).toBe(1)
+      expect(await ask(store, query(BASE))).toEqual(['doc-2'])
+      expect([...(await store.get(['doc-1', 'doc-2'])).keys()]).toEqual(['doc-2'])
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+// ---- lookups against a brute-force scan ----
+
+/** The matching rule, written independently of the store: BigInt popcounts, block sets. */
+function oracleMatches(r: FingerprintRecord, q: CandidateQuery): boolean {
+  if (q.excludeId === r.id || (q.since !== undefined && r.indexedAt < q.since)) return false
+  if ((q.contentHash != null && q.contentHash === r.contentHash) || (q.urlHash != null && q.urlHash === r.urlHash)) return true
+  if (q.titleHash != null && q.titleHash === r.titleHash) return true
+  if ((q.bands ?? []).some((b) => (r.bands ?? []).includes(b))) return true
+  const zero = { hi: 0, lo: 0 }
+  if (Math.abs(slowHamming(r.fingerprint, zero) - slowHamming(q.fingerprint, zero)) > q.maxDistance) return false
+  return q.blocks.filter((b) => r.blocks.includes(b)).length >= q.minMatch
+}
+
+async function scanAll(store: ElasticsearchStore): Promise<FingerprintRecord[]> {
+  const all: FingerprintRecord[] = []
+  for await (const batch of store.scan(500)) all.push(...batch)
+  return all
+}
+
+describe('elasticsearch store: candidates equal a brute-force scan of the index', () => {
+  const u32 = fc.integer({ min: 0, max: 0xffffffff })
+  const fpArb = fc.record({ hi: u32, lo: u32 })
+  const flips = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: max })
+  const scenario = [fpArb, fc.array(flips(3), { minLength: 1, maxLength: 5 }), fc.array(flips(10), { maxLength: 10 }), fc.array(fpArb, { maxLength: 10 })] as const
+
+  for (const scheme of [{ blocks: 4, minMatch: 1 }, { blocks: 6, minMatch: 3 }] satisfies BlockScheme[]) {
+    describe(`${scheme.blocks} blocks, minMatch ${scheme.minMatch}`, () => {
+      let store: ElasticsearchStore
+      let run = 0
+      beforeAll(async () => {
+        // One index for every run of the property: each run adds to it, so lookups face a
+        // growing index of planted neighbours, far decoys sharing blocks, and random records.
+        store = await createElasticsearchStore({ node: es.url, index: `simdup-test-${process.pid}-bf${scheme.blocks}` })
+        const seed = Array.from({ length: 300 }, (_, i) => makeRecord(`seed-${i}`, { hi: (i * 0x9e3779b1) >>> 0, lo: (i * 0x85ebca77 + 1) >>> 0 }, { indexedAt: T0 + i }, scheme))
+        await putAll(store, seed)
+      })
+      afterAll(async () => {
+        await admin('DELETE', `/simdup-test-${process.pid}-bf${scheme.blocks}`)
+        await store.close()
+      })
+
+      test.prop([...scenario, fc.boolean()], { numRuns: 12 })('candidate sets and verified duplicates match the scan', async (q, near, decoys, random, withKeys) => {
+        const k = ++run
+        const fps = [...near, ...decoys].map((bits) => bits.reduce(flip, q)).concat(random)
+        // Band terms shared by every third record of the run: a route that ignores the fingerprint.
+        const records = fps.map((fp, i) => makeRecord(`run${k}-${i}`, fp, { indexedAt: T0 + 1000 * k + i, bands: [`m0_${k}-${i % 3}`, `m1_${k}-${i}`] }, scheme))
+        await putAll(store, records)
+        const lookup = query(q, {
+          minMatch: scheme.minMatch,
+          // Some runs also ask by the keys of one planted record, with a time window and an exclusion.
+          ...(withKeys ? { contentHash: records[0]!.contentHash, urlHash: records[0]!.urlHash, bands: [`m0_${k}-1`], since: T0 + 1000 * k + 1, excludeId: `run${k}-1` } : {}),
+        }, scheme)
+        const [found] = await store.candidates([lookup])
+        const all = await scanAll(store)
+        expect(idsOf(found!)).toEqual(idsOf(all.filter((r) => oracleMatches(r, lookup))))
+        expect(idsOf(found!.filter((r) => hamming(r.fingerprint, q) <= 3))).toEqual(idsOf(all.filter((r) => oracleMatches(r, lookup) && slowHamming(r.fingerprint, q) <= 3)))
+        if (!withKeys) {
+          // Nothing within distance 3 is missed (the scheme's guarantee).
+          expect(idsOf(found!.filter((r) => hamming(r.fingerprint, q) <= 3))).toEqual(idsOf(all.filter((r) => slowHamming(r.fingerprint, q) <= 3)))
+        }
+      })
+    })
+  }
+})
+
+// ---- ES-specific behaviour ----
+
+describe('elasticsearch store: writes', () => {
+  test('a document Elasticsearch rejects is reported per record; the rest of the batch is written', async () => {
+    const store = await makeStore()
+    try {
+      const good = [makeRecord('doc-1', BASE), makeRecord('doc-3', flip(BASE, 2))]
+      // A date far beyond what a `date` field holds: valid for the store's checks, refused by the mapping.
+      const overflow = makeRecord('doc-2', flip(BASE, 1), { indexedAt: 1e20 })
+      // Ids longer than 512 bytes would fail the whole _bulk request: caught before sending.
+      const longId = makeRecord('长'.repeat(200), flip(BASE, 3)) // "long" × 200 = 600 UTF-8 bytes
+      const badHash = makeRecord('doc-4', flip(BASE, 4), { contentHash: 'not-hex' })
+      const result = await store.put([good[0]!, overflow, longId, good[1]!, badHash])
+      expect(result.written).toBe(2)
+      expect(result.failed.map((f) => f.id).sort()).toEqual(['doc-2', 'doc-4', '长'.repeat(200)])
+      const byId = new Map(result.failed.map((f) => [f.id, f.error]))
+      expect(byId.get('doc-2')).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/doc-2.*status 400.*indexed_at/) })
+      expect(byId.get('长'.repeat(200))).toMatchObject({ code: 'INVALID_DOCUMENT', message: expect.stringMatching(/512/) })
+      expect(byId.get('doc-4')).toMatchObject({ code: 'INVALID_DOCUMENT', message: expect.stringMatching(/contentHash/) })
+      expect([...(await store.get(['doc-1', 'doc-2', 'doc-3', 'doc-4'])).keys()].sort()).toEqual(['doc-1', 'doc-3'])
+      expect(await store.count()).toBe(2)
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('many records go out in several bulk requests; the last copy of a repeated id wins', async () => {
+    const store = await makeStore({ bulkSize: 7, concurrency: 3 })
+    try {
+      const records = Array.from({ length: 40 }, (_, i) => makeRecord(`doc-${i % 30}`, flip(BASE, i % 64), { indexedAt: T0 + i }))
+      const result = await store.put(records)
+      expect(result).toEqual({ written: 40, failed: [] })
+      expect(await store.count()).toBe(30)
+      const got = await store.get(records.map((r) => r.id))
+      for (let i = 10; i < 40; i++) expect(got.get(records[i]!.id)).toEqual(records[i])
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('elasticsearch store: lookups', () => {
+  test('a batch larger than msearchSize is split, answers stay in query order', async () => {
+    const store = await makeStore({ msearchSize: 2 })
+    try {
+      const records = Array.from({ length: 5 }, (_, i) => makeRecord(`doc-${i}`, { hi: 0x11110000 + i, lo: 0x22220000 + i }))
+      await putAll(store, records)
+      // Each query shares only its own record's content hash (and no block with any record).
+      const answers = await store.candidates(records.map((r) => query({ hi: 0xf0f0f0f0, lo: 0x0f0f0f0f }, { contentHash: r.contentHash })))
+      expect(answers.map((a) => a.map((r) => r.id))).toEqual(records.map((r) => [r.id]))
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('maxCandidates caps the records one lookup returns', async () => {
+    const store = await makeStore({ maxCandidates: 3 })
+    try {
+      await putAll(store, Array.from({ length: 6 }, (_, i) => makeRecord(`doc-${i}`, flip(BASE, i))))
+      const [found] = await store.candidates([query(BASE)])
+      expect(found).toHaveLength(3)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('elasticsearch store: a client passed in', () => {
+  test('is used as given and left open when the store closes', async () => {
+    const owner = await makeStore()
+    try {
+      const borrower = await createElasticsearchStore({ client: owner.client, index: owner.options.index, ensureIndex: 'none' })
+      await putAll(borrower, [makeRecord('doc-1', BASE)])
+      await borrower.close()
+      // The owner's client still answers: the borrower did not close what it did not create.
+      expect(await owner.count()).toBe(1)
+    } finally {
+      await owner.close()
+    }
+  })
+})
+
+describe('elasticsearch store: records in flight are visible before a refresh', () => {
+  test('put then candidates at once finds the record (default refresh interval)', async () => {
+    const store = await makeStore()
+    try {
+      const r = makeRecord('doc-1', BASE)
+      expect(await store.put([r])).toEqual({ written: 1, failed: [] })
+      expect(await ask(store, query(flip(BASE, 7)))).toEqual(['doc-1'])
+      expect(await ask(store, query(flip(BASE, 7), { excludeId: 'doc-1' }))).toEqual([])
+      // The other routes too: content hash and band terms, with a fingerprint far from the record.
+      const far = { hi: ~BASE.hi >>> 0, lo: ~BASE.lo >>> 0 }
+      const banded = makeRecord('doc-2', { hi: 1, lo: 2 }, { bands: ['m0_0000abcd', 'm1_0000ef01'] })
+      await store.put([banded])
+      expect(await ask(store, query(far, { contentHash: r.contentHash }))).toEqual(['doc-1'])
+      expect(await ask(store, query(far, { bands: ['m9_ffffffff', 'm1_0000ef01'] }))).toEqual(['doc-2'])
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('with refreshes disabled, only the pending list bridges the gap: puts, re-puts and deletes', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '-1' } })).status).toBe(200)
+    const writer = await makeStore({ ensureIndex: 'none' }, index)
+    // Another process: it shares the index but not the writer's memory.
+    const other = await makeStore({ ensureIndex: 'none' }, index)
+    try {
+      const r = makeRecord('doc-1', BASE)
+      await writer.put([r, makeRecord('doc-far', { hi: ~BASE.hi >>> 0, lo: ~BASE.lo >>> 0 })])
+      expect(await ask(writer, query(BASE))).toEqual(['doc-1'])
+      expect(await ask(writer, query({ hi: 0, lo: 0 }, { contentHash: r.contentHash }))).toEqual(['doc-1'])
+      expect(await ask(other, query(BASE))).toEqual([])
+      // Real-time get does not need the pending list.
+      expect((await other.get(['doc-1'])).get('doc-1')).toEqual(r)
+
+      await writer.refresh()
+      expect(await ask(other, query(BASE))).toEqual(['doc-1'])
+
+      // Re-put with another fingerprint: the writer sees only the new version, the other the stale one.
+      const moved = makeRecord('doc-1', { hi: 0x12345678, lo: 0x9abcdef0 }, { indexedAt: T0 + 1 })
+      await writer.put([moved])
+      expect(await ask(writer, query(BASE))).toEqual([])
+      expect((await writer.candidates([query(moved.fingerprint)]))[0]).toEqual([moved])
+      expect(await ask(other, query(BASE))).toEqual(['doc-1'])
+
+      await writer.delete(['doc-1'])
+      expect(await ask(writer, query(moved.fingerprint))).toEqual([])
+      // Reads without a pending merge refresh first when the store has unseen writes.
+      expect(await writer.count()).toBe(1)
+      expect(await ask(other, query(BASE))).toEqual([])
+    } finally {
+      await writer.close()
+      await other.close()
+    }
+  })
+
+  test('refresh: true makes puts searchable at once without the pending list', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '30s' } })
+    const store = await makeStore({ refresh: true, ensureIndex: 'none' }, index)
+    const other = await makeStore({ ensureIndex: 'none' }, index)
+    try {
+      await store.put([makeRecord('doc-1', BASE)])
+      expect(await ask(other, query(BASE))).toEqual(['doc-1'])
+    } finally {
+      await store.close()
+      await other.close()
+    }
+  })
+})
+
+// ---- errors and credentials ----
+
+/** Everything an error could show: message, stack, causes, and what `console.log` prints. */
+function allText(err: unknown): string {
+  const parts = [inspect(err, { depth: Infinity }), String(err)]
+  for (let e: unknown = err; e instanceof Error; e = e.cause) parts.push(e.message, String(e.stack))
+  return parts.join('\n')
+}
+
+describe('elasticsearch store: errors never show credentials', () => {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64')
+
+  test('an unreachable node with user:password in the URL → STORE_UNAVAILABLE, no password anywhere', async () => {
+    const err: unknown = await createElasticsearchStore({ node: 'http://user:secret@127.0.0.1:1', index: 'simdup-unreachable', retries: 0 }).catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('http://127.0.0.1:1') })
+    expect((err as Error).cause).toBeInstanceOf(Error)
+    const text = allText(err)
+    expect(text).not.toContain('secret')
+    expect(text).not.toContain(b64('user:secret'))
+  })
+
+  test('an unreachable node with an API key or a password in `auth` → no key or password anywhere', async () => {
+    for (const auth of [{ apiKey: 'k3y-s3cr3t-value' }, { apiKey: { id: 'key-id', api_key: 'k3y-s3cr3t-value' } }, { username: 'elastic', password: 'k3y-s3cr3t-value' }]) {
+      const err: unknown = await createElasticsearchStore({ node: 'http://127.0.0.1:1', auth, index: 'simdup-unreachable', retries: 1, backoffMs: 1 }).catch((e: unknown) => e)
+      expect(err).toMatchObject({ code: 'STORE_UNAVAILABLE' })
+      expect(allText(err)).not.toMatch(/k3y-s3cr3t-value|azN5LXMzY3Iz/)
+    }
+  })
+
+  test('a server error from a node reached with credentials → STORE_REQUEST_FAILED, original as cause, no password', async () => {
+    const index = nextIndex()
+    // The launcher's node has security off and ignores the credentials (the client still sends
+    // them); a secured node (testcontainers) is reached with its own.
+    const node = new URL(es.url).password !== '' ? es.url : withCredentials(es.url, 'elastic', 't0p-secret')
+    const { username, password } = new URL(node)
+    const store = await createElasticsearchStore({ node, index })
+    try {
+      await admin('DELETE', `/${index}`)
+      const err: unknown = await store.candidates([query(BASE)]).catch((e: unknown) => e)
+      expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/_msearch.*status 404/) })
+      expect(String(((err as Error).cause as Error).message)).toMatch(/index_not_found_exception/)
+      expect(allText(err)).not.toContain(decodeURIComponent(password))
+      expect(allText(err)).not.toContain(b64(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`))
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('bad options fail with INVALID_OPTION and never echo the URL', async () => {
+    await expect(createElasticsearchStore({ node: 'ftp://user:secret@host', index: 'x' })).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.not.stringContaining('secret') })
+    await expect(createElasticsearchStore({ node: es.url, index: 'Has Spaces' })).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/`index`/) })
+    await expect(createElasticsearchStore({ node: es.url, index: 'x', maxCandidates: 20_000 })).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/`maxCandidates`.*20000/) })
+    await expect(createElasticsearchStore({ index: 'x' } as ElasticsearchStoreOptions)).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/`node`.*`client`/) })
+  })
+})
+
+// ---- retries, against a scripted server ----
+
+/** A tiny HTTP server that answers like Elasticsearch from a script, to test retry paths deterministically. */
+async function scriptedNode(handle: (req: IncomingMessage, body: string) => { status: number; body?: unknown }): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = ''
+    req.on('data', (c: Buffer) => (body += c.toString()))
+    req.on('end', () => {
+      const answer = handle(req, body)
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' })
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
+}
+
+/** Answers the calls a store makes on open (ensureIndex 'none'): the settings read. */
+function openCalls(req: IncomingMessage): { status: number; body?: unknown } | null {
+  if (req.method === 'GET' && req.url?.includes('/_settings')) return { status: 200, body: { idx: { settings: { 'index.refresh_interval': '1s' } } } }
+  return null
+}
+
+describe('elasticsearch store: retries with back-off', () => {
+  test('documents answered 429 or 503 are retried; a 400 is reported, not retried', async () => {
+    const bulks: string[][] = []
+    const node = await scriptedNode((req, body) => {
+      const open = openCalls(req)
+      if (open !== null) return open
+      const lines = body.trim().split('\n').map((l) => JSON.parse(l) as Record<string, { _id?: string }>)
+      const ids = lines.filter((_, i) => i % 2 === 0).map((l) => Object.values(l)[0]!._id!)
+      bulks.push(ids)
+      const status = (id: string): number => (bulks.length === 1 ? { a: 201, b: 429, c: 503, d: 400 }[id] ?? 201 : 201)
+      return {
+        status: 200,
+        body: {
+          errors: true,
+          took: 1,
+          items: ids.map((id) => ({ index: { _id: id, status: status(id), ...(status(id) >= 300 ? { error: { type: status(id) === 400 ? 'document_parsing_exception' : 'es_rejected_execution_exception', reason: 'scripted' } } : {}) } })),
+        },
+      }
+    })
+    const store = await createElasticsearchStore({ node: node.url, index: 'idx', ensureIndex: 'none', backoffMs: 1 })
+    try {
+      const result = await store.put(['a', 'b', 'c', 'd'].map((id) => makeRecord(id, BASE)))
+      expect(bulks).toEqual([['a', 'b', 'c', 'd'], ['b', 'c']])
+      expect(result.written).toBe(3)
+      expect(result.failed).toHaveLength(1)
+      expect(result.failed[0]).toMatchObject({ id: 'd', error: { code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 400/) } })
+    } finally {
+      await store.close()
+      await node.close()
+    }
+  })
+
+  test('a whole request answered 503 is retried, then reported as STORE_REQUEST_FAILED when retries run out', async () => {
+    let searches = 0
+    let failFirst = 2
+    const node = await scriptedNode((req) => {
+      const open = openCalls(req)
+      if (open !== null) return open
+      searches++
+      if (failFirst-- > 0) return { status: 503, body: { error: { type: 'unavailable_shards_exception', reason: 'scripted' }, status: 503 } }
+      return { status: 200, body: { took: 1, responses: [{ took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { hits: [] }, status: 200 }] } }
+    })
+    const retrying = await createElasticsearchStore({ node: node.url, index: 'idx', ensureIndex: 'none', retries: 2, backoffMs: 1 })
+    const giving = await createElasticsearchStore({ node: node.url, index: 'idx', ensureIndex: 'none', retries: 0, backoffMs: 1 })
+    try {
+      expect(await retrying.candidates([query(BASE)])).toEqual([[]])
+      expect(searches).toBe(3)
+      failFirst = 1
+      await expect(giving.candidates([query(BASE)])).rejects.toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503/) })
+    } finally {
+      await retrying.close()
+      await giving.close()
+      await node.close()
+    }
+  })
+})

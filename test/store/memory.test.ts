@@ -1,0 +1,333 @@
+import { spawn } from 'node:child_process'
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, test } from 'vitest'
+import type { FingerprintRecord } from '../../src/types.js'
+import { MemoryStore, openMemoryStore } from '../../src/store/memory.js'
+import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/_log.js'
+import { LOCK_FILE } from '../../src/store/_lock.js'
+import { storeContract } from './contract.js'
+import { T0, flip, hash16, idsOf, makeRecord } from './_records.js'
+
+const dirs: string[] = []
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'simdup-store-'))
+  dirs.push(dir)
+  return dir
+}
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+storeContract('memory (in-memory)', () => openMemoryStore())
+storeContract('memory (persistent, fsync)', async () => openMemoryStore({ dir: await tempDir() }))
+
+const BASE = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
+
+/** n records doc-0… with distinct fingerprints near BASE. */
+function records(n: number, over: (i: number) => Partial<FingerprintRecord> = () => ({})): FingerprintRecord[] {
+  return Array.from({ length: n }, (_, i) => makeRecord(`doc-${i}`, flip(flip(BASE, i % 64), (i * 7 + 3) % 64), { indexedAt: T0 + i, ...over(i) }))
+}
+
+/** Everything a store holds, by id, read through scan. */
+async function contents(store: MemoryStore): Promise<Map<string, FingerprintRecord>> {
+  const out = new Map<string, FingerprintRecord>()
+  for await (const batch of store.scan(100)) {
+    for (const r of batch) {
+      expect(out.has(r.id)).toBe(false)
+      out.set(r.id, r)
+    }
+  }
+  return out
+}
+
+describe('memory store', () => {
+  const open: MemoryStore[] = []
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close()
+  })
+  async function openStore(options: Parameters<typeof openMemoryStore>[0] = {}): Promise<MemoryStore> {
+    const store = await openMemoryStore(options)
+    open.push(store)
+    return store
+  }
+
+  test('invalid records are reported per record, the rest are written', async () => {
+    const store = await openStore()
+    const good = makeRecord('doc-ok', BASE)
+    const result = await store.put([
+      makeRecord('doc-upper', BASE, { contentHash: 'ABCDEF0123456789' }),
+      good,
+      makeRecord('doc-far', BASE, { distance: 65 }),
+      makeRecord('doc-fp', { hi: -1, lo: 0 }),
+    ])
+    expect(result.written).toBe(1)
+    expect(result.failed.map((f) => f.id)).toEqual(['doc-upper', 'doc-far', 'doc-fp'])
+    expect(result.failed[0]!.error).toMatchObject({ code: 'INVALID_DOCUMENT', message: expect.stringMatching(/`contentHash`.*"ABCDEF0123456789"/) })
+    expect(result.failed[1]!.error.message).toMatch(/`distance`.*`65`/)
+    expect(await store.count()).toBe(1)
+  })
+
+  test('one exact key contributes at most maxPerKey records; the block route at most maxBlockCandidates', async () => {
+    const store = await openStore({ maxPerKey: 5, maxBlockCandidates: 7 })
+    const shared = hash16('content:syndicated')
+    // 40 copies of one syndicated article: same content hash, far-apart fingerprints.
+    await store.put(Array.from({ length: 40 }, (_, i) => makeRecord(`copy-${i}`, { hi: i * 0x01010101, lo: ~i >>> 0 }, { contentHash: shared })))
+    const [byKey] = await store.candidates([{ fingerprint: { hi: 0xdeadbeef, lo: 0x12345678 }, blocks: ['0_dead', '1_beef', '2_1234', '3_5678'], minMatch: 1, maxDistance: 3, contentHash: shared }])
+    expect(byKey).toHaveLength(5)
+    // The newest copies come first: the chain is walked newest to oldest.
+    expect(idsOf(byKey!)).toEqual(['copy-35', 'copy-36', 'copy-37', 'copy-38', 'copy-39'])
+    // 40 records share block 0 with BASE; only near-0, near-1 and near-2 are within distance 2.
+    const far = Array.from({ length: 37 }, (_, i) => makeRecord(`far-${i}`, { hi: BASE.hi, lo: (BASE.lo ^ (0x3f << (i % 24))) >>> 0 }))
+    const near = [0, 1, 2].map((d) => makeRecord(`near-${d}`, d === 0 ? BASE : flip(d === 1 ? BASE : flip(BASE, 3), 7)))
+    await store.put([near[0]!, ...far.slice(0, 20), near[1]!, ...far.slice(20), near[2]!])
+    const [byBlocks] = await store.candidates([{ fingerprint: BASE, blocks: ['0_3fa2', '1_0b11', '2_9c00', '3_ffe1'], minMatch: 1, maxDistance: 64 }])
+    // The cap keeps the nearest: the three close ones are always in, whatever their age.
+    expect(byBlocks).toHaveLength(7)
+    expect(byBlocks!.map((r) => r.id)).toEqual(expect.arrayContaining(['near-0', 'near-1', 'near-2']))
+    expect(() => new MemoryStore({ maxPerKey: 0 })).toThrow(/`maxPerKey`.*`0`/)
+  })
+
+  test('blocks that follow no known layout are stored as given and matched by position', async () => {
+    const store = await openStore()
+    // Not position-tagged: the same string at two positions must stay two different terms.
+    const odd = makeRecord('doc-odd', BASE, { blocks: ['a', 'a', 'zz'] })
+    const other = makeRecord('doc-other', { hi: 1, lo: 2 }, { blocks: ['b', 'a'] })
+    await store.put([odd, other])
+    expect((await store.get(['doc-odd'])).get('doc-odd')).toEqual(odd)
+    const ask = async (blocks: string[], minMatch: number): Promise<string[]> =>
+      idsOf((await store.candidates([{ fingerprint: BASE, blocks, minMatch, maxDistance: 64 }]))[0]!)
+    expect(await ask(['x', 'a'], 1)).toEqual(['doc-odd', 'doc-other'])
+    expect(await ask(['a', 'x'], 1)).toEqual(['doc-odd'])
+    expect(await ask(['x', 'x', 'zz'], 1)).toEqual(['doc-odd'])
+    expect(await ask(['a', 'a'], 2)).toEqual(['doc-odd'])
+  })
+
+  test('odd band terms and an empty band list round-trip and still match', async () => {
+    const store = await openStore()
+    const odd = makeRecord('doc-odd', BASE, { bands: ['lsh-a', 'm1_nothex!', 'm2_0000000a'] })
+    const none = makeRecord('doc-empty', BASE, { bands: [] })
+    const reordered = makeRecord('doc-reordered', BASE, { bands: ['m1_0000000b', 'm0_0000000a'] })
+    await store.put([odd, none, reordered])
+    const got = await store.get(['doc-odd', 'doc-empty', 'doc-reordered'])
+    expect([...got.values()]).toEqual([odd, none, reordered])
+    const ask = async (bands: string[]): Promise<string[]> =>
+      idsOf((await store.candidates([{ fingerprint: { hi: 1, lo: 1 }, blocks: [], minMatch: 1, maxDistance: 0, bands }]))[0]!)
+    expect(await ask(['lsh-a'])).toEqual(['doc-odd'])
+    expect(await ask(['x', 'm1_nothex!'])).toEqual(['doc-odd'])
+    expect(await ask(['m0_0000000a'])).toEqual(['doc-reordered'])
+  })
+
+  test('bad queries and use after close fail with codes', async () => {
+    const store = await openStore()
+    await expect(store.candidates([{ fingerprint: BASE, blocks: [], minMatch: 0, maxDistance: 3 }])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/`minMatch`.*`0`/) })
+    await expect(store.get([42 as unknown as string])).rejects.toMatchObject({ code: 'INVALID_OPTION' })
+    await store.close()
+    await expect(store.count()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    await expect(store.put([])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+  })
+
+  test('compact drops dead rows and keeps every live record (in memory)', async () => {
+    const store = await openStore()
+    await store.put(records(300))
+    await store.put(records(200, (i) => ({ contentHash: hash16(`edited-${i}`) })))
+    await store.delete(Array.from({ length: 50 }, (_, i) => `doc-${i * 2}`))
+    const before = await contents(store)
+    expect(store.stats().dead).toBe(250)
+    await store.compact()
+    expect(store.stats()).toMatchObject({ live: 250, dead: 0 })
+    expect(await contents(store)).toEqual(before)
+    const [found] = await store.candidates([{ fingerprint: BASE, blocks: ['0_3fa2', '1_0b11', '2_9c00', '3_ffe1'], minMatch: 1, maxDistance: 3, contentHash: hash16('edited-1') }])
+    expect(found!.map((r) => r.id)).toContain('doc-1')
+  })
+})
+
+describe('memory store persistence', () => {
+  const open: MemoryStore[] = []
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close()
+  })
+  async function openStore(dir: string, fsync = true): Promise<MemoryStore> {
+    const store = await openMemoryStore({ dir, fsync })
+    open.push(store)
+    return store
+  }
+  async function reopen(store: MemoryStore, dir: string): Promise<MemoryStore> {
+    await store.close()
+    return openStore(dir)
+  }
+
+  test('a reopened store holds exactly what was acknowledged: puts, replacements, deletes, layouts', async () => {
+    const dir = await tempDir()
+    let store = await openStore(dir)
+    await store.put(records(120))
+    await store.put([makeRecord('doc-6', BASE, { blocks: ['free', 'form'] }), makeRecord('doc-7', BASE, { sketch: 'ab'.repeat(200) })])
+    await store.put([makeRecord('doc-six', { hi: 7, lo: 9 }, {}, { blocks: 6, minMatch: 3 })])
+    await store.delete(['doc-1', 'doc-2'])
+    const before = await contents(store)
+    store = await reopen(store, dir)
+    expect(await contents(store)).toEqual(before)
+    expect(await store.count()).toBe(119)
+    const again = await store.candidates([{ fingerprint: BASE, blocks: ['free', 'x'], minMatch: 1, maxDistance: 64 }])
+    expect(again[0]!.map((r) => r.id)).toEqual(['doc-6'])
+  })
+
+  test('with fsync off, a cleanly closed store reopens whole', async () => {
+    const dir = await tempDir()
+    let store = await openStore(dir, false)
+    await store.put(records(50))
+    const before = await contents(store)
+    store = await reopen(store, dir)
+    expect(await contents(store)).toEqual(before)
+  })
+
+  test('a put larger than one frame (32 MiB) is written as several frames and replays whole', async () => {
+    const dir = await tempDir()
+    let store = await openStore(dir, false)
+    // 25 records with 1.5 MB sketches: about 38 MB in one put.
+    const big = Array.from({ length: 25 }, (_, i) => makeRecord(`doc-${i}`, flip(BASE, i), { sketch: String.fromCharCode(65 + i).repeat(1_500_000) }))
+    await store.put(big)
+    await store.close()
+    const bytes = await readFile(join(dir, LOG_FILE))
+    let frames = 0
+    for (let at = 16; at < bytes.length; at += 12 + bytes.readUInt32LE(at)) frames++
+    expect(frames).toBe(2)
+    store = await openStore(dir)
+    const got = await store.get(big.map((r) => r.id))
+    expect(got.size).toBe(25)
+    for (const r of big) expect(got.get(r.id)!.sketch === r.sketch).toBe(true)
+  })
+
+  test('a torn last frame is truncated away and the store keeps working', async () => {
+    const dir = await tempDir()
+    const log = join(dir, LOG_FILE)
+    let store = await openStore(dir)
+    await store.put(records(30))
+    const goodSize = (await stat(log)).size
+    // What kill -9 in the middle of a write leaves: a frame header promising more than follows.
+    const torn = Buffer.alloc(40)
+    torn.writeUInt32LE(5000, 0)
+    torn.writeUInt32LE(~5000 >>> 0, 4)
+    await store.close()
+    await appendFile(log, torn)
+    store = await openStore(dir)
+    expect(store.stats().truncatedOnOpen).toBe(40)
+    expect((await stat(log)).size).toBe(goodSize)
+    expect(await store.count()).toBe(30)
+    await store.put([makeRecord('doc-after', BASE)])
+    store = await reopen(store, dir)
+    expect(await store.count()).toBe(31)
+  })
+
+  test('a zero-filled tail and a last frame with a bad checksum count as torn, not corrupt', async () => {
+    const dir = await tempDir()
+    const log = join(dir, LOG_FILE)
+    let store = await openStore(dir)
+    await store.put(records(10))
+    const goodSize = (await stat(log)).size
+    await store.put(records(20).slice(10))
+    await store.close()
+    const bytes = await readFile(log)
+    bytes[bytes.length - 3]! ^= 0xff
+    await writeFile(log, bytes)
+    store = await openStore(dir)
+    expect(await store.count()).toBe(10)
+    expect((await stat(log)).size).toBe(goodSize)
+    await store.close()
+    await appendFile(log, Buffer.alloc(4096))
+    store = await openStore(dir)
+    expect(store.stats().truncatedOnOpen).toBe(4096)
+    expect(await store.count()).toBe(10)
+  })
+
+  test('a log of another format version fails with SNAPSHOT_VERSION naming both versions', async () => {
+    const dir = await tempDir()
+    const store = await openStore(dir)
+    await store.put(records(3))
+    await store.close()
+    const bytes = await readFile(join(dir, LOG_FILE))
+    bytes.writeUInt32LE(99, 8)
+    await writeFile(join(dir, LOG_FILE), bytes)
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({
+      code: 'SNAPSHOT_VERSION',
+      message: expect.stringMatching(new RegExp(`format version 99.*format version ${LOG_FORMAT_VERSION}`)),
+    })
+    // The failed open released its lock: a later open gets the same error, not STORE_UNAVAILABLE.
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION' })
+  })
+
+  test('a damaged frame followed by more frames fails with STORE_CORRUPT naming its offset', async () => {
+    const dir = await tempDir()
+    const store = await openStore(dir)
+    await store.put(records(10))
+    await store.put(records(20).slice(10))
+    await store.close()
+    const bytes = await readFile(join(dir, LOG_FILE))
+    bytes[16 + 12 + 30]! ^= 0x40 // inside the first frame's payload (the header is 16 bytes, a frame header 12)
+    await writeFile(join(dir, LOG_FILE), bytes)
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringMatching(/offset 16\b.*checksum/) })
+    bytes[16 + 12 + 30]! ^= 0x40
+    bytes[16]! ^= 0x01 // the first frame's length: its check word no longer matches
+    await writeFile(join(dir, LOG_FILE), bytes)
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringMatching(/offset 16\b.*frame header/) })
+  })
+
+  test('a second writer is refused with STORE_UNAVAILABLE naming the holder pid; a stale lock is taken over', async () => {
+    const dir = await tempDir()
+    const store = await openStore(dir)
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`pid ${process.pid}`) })
+    await store.close()
+
+    // A live process that is not us holds the lock.
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+    try {
+      await writeFile(join(dir, LOCK_FILE), `${holder.pid}\n`)
+      await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`process ${holder.pid}`) })
+    } finally {
+      const exited = new Promise((resolve) => holder.once('exit', resolve))
+      holder.kill('SIGKILL')
+      await exited
+    }
+    // Its process is gone now: the lock is stale and is taken over.
+    const taken = await openStore(dir)
+    expect(await readFile(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`)
+    await taken.close()
+    await expect(stat(join(dir, LOCK_FILE))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  test('on open, a log more than half dead is compacted; compaction keeps every live record', async () => {
+    const dir = await tempDir()
+    const log = join(dir, LOG_FILE)
+    let store = await openStore(dir)
+    await store.put(records(100))
+    await store.put(records(80, (i) => ({ contentHash: hash16(`edited-${i}`), indexedAt: T0 + 10_000 + i })))
+    await store.delete(Array.from({ length: 30 }, (_, i) => `doc-${i + 70}`))
+    // 100 + 80 puts and 30 deletes = 210 entries, 70 live: 140 dead > 105.
+    const before = await contents(store)
+    const sizeBefore = (await stat(log)).size
+    store = await reopen(store, dir)
+    expect(store.stats()).toMatchObject({ live: 70, dead: 0, logEntries: 70 })
+    expect((await stat(log)).size).toBeLessThan(sizeBefore / 2)
+    expect(await contents(store)).toEqual(before)
+    await store.put([makeRecord('doc-new', BASE)])
+    store = await reopen(store, dir)
+    expect(await store.count()).toBe(71)
+    expect(idsOf([...(await store.get(['doc-new', 'doc-75', 'doc-5'])).values()])).toEqual(['doc-5', 'doc-new'])
+  })
+
+  test('compact() on an open store rewrites the log; a leftover compaction file is ignored', async () => {
+    const dir = await tempDir()
+    let store = await openStore(dir)
+    await store.put(records(40))
+    await store.put(records(40))
+    const before = await contents(store)
+    await store.compact()
+    expect(store.stats()).toMatchObject({ live: 40, dead: 0, logEntries: 40 })
+    // A crash during a compaction leaves its temp file; the next open discards it.
+    await writeFile(join(dir, 'store.log.compact'), 'half-written')
+    store = await reopen(store, dir)
+    expect(await contents(store)).toEqual(before)
+    await expect(stat(join(dir, 'store.log.compact'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+})
