@@ -3,6 +3,7 @@ import { UsageError, type CliIO } from './io.js'
 import { indexCommand } from './commands/index-jsonl.js'
 import { fingerprintCommand, compareCommand } from './commands/fingerprint.js'
 import { clustersCommand, clusterCommand, explainCommand, deleteCommand, reconcileCommand } from './commands/inspect.js'
+import { reindexCommand } from './commands/reindex.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
 
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   cluster: { run: clusterCommand, summary: 'members of one cluster, with distances and texts' },
   explain: { run: explainCommand, summary: 'why two stored documents are (not) duplicates' },
   delete: { run: deleteCommand, summary: 'delete documents; clusters elect a new representative' },
+  reindex: { run: reindexCommand, summary: 'add dedup fields to an existing Elasticsearch index (--dest copy or --in-place)' },
 }
 
 export const MAIN_HELP = () => `simdup: near-duplicate detection for (mostly Chinese) text

@@ -23,6 +23,8 @@ per non-blank input line, in input order.
                      simdup-rejects.jsonl when decisions go to stdout)
   --k N              max Hamming distance of a near-duplicate (default 3, at most blocks − min-match)
   --batch N          documents per store round trip (default 500)
+  --blocks M         fingerprint blocks in the index (default 4; fixed per index)
+  --min-match S      blocks that must be equal for a candidate (default 1; k ≤ M − S)
   --window DUR       only match documents indexed within DUR (e.g. 7d, 12h)
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
@@ -43,6 +45,8 @@ const FLAGS = {
   'no-exact': { type: 'boolean' },
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
+  blocks: { type: 'string' },
+  'min-match': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...ANALYZER_FLAGS,
   ...STORE_FLAGS,
@@ -60,6 +64,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   const k = intFlag(values.k, 'k', 3, 0, 32)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
   const workers = intFlag(values.workers, 'workers', 1, 1, 64)
+  const blockScheme = { blocks: intFlag(values.blocks, 'blocks', 4, 2, 16), minMatch: intFlag(values['min-match'], 'min-match', 1, 1, 15) }
   const windowMs = values.window === undefined ? undefined : parseDuration(values.window)
   const inputPath = input === '-' ? null : resolve(io.cwd, input)
   let total: number | undefined
@@ -79,6 +84,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
     const dedup = createDeduplicator({
       store,
       maxDistance: k,
+      blockScheme,
       analyzer: fromPortable(analyzer),
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),

@@ -64,6 +64,17 @@ describe('simdup index', () => {
     expect(i.stderr()).not.toMatch(/at .*\.ts:\d+/)
   })
 
+  test('a 6-block scheme (3 must match) decides the example file like the default 4 × 16 blocks', async () => {
+    copyFileSync(new URL('../../../examples/news.jsonl', import.meta.url), join(dir, 'news.jsonl'))
+    expect(await run(['index', 'news.jsonl', '--out', 'd4.jsonl', '--store', 's4', '--quiet'], fakeIO(dir).io)).toBe(0)
+    expect(await run(['index', 'news.jsonl', '--out', 'd6.jsonl', '--store', 's6', '--quiet', '--blocks', '6', '--min-match', '3'], fakeIO(dir).io)).toBe(0)
+    const pick = (f: string) => lines(readFileSync(join(dir, f), 'utf8')).map((d) => [d.id, d.status, d.cluster_id])
+    expect(pick('d6.jsonl')).toEqual(pick('d4.jsonl'))
+    const bad = fakeIO(dir)
+    expect(await run(['index', 'news.jsonl', '--store', 's7', '--k', '3', '--blocks', '4', '--min-match', '2'], bad.io)).toBe(2)
+    expect(bad.stderr()).toMatch(/`maxDistance` to be an integer from 0 to 2, got `3`/)
+  })
+
   test('non-TTY progress prints a summary line with docs/s', async () => {
     writeFileSync(join(dir, 'a.jsonl'), JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
     const f = fakeIO(dir)
