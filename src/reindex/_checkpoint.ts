@@ -1,0 +1,137 @@
+import { mkdir, open, readFile, rename, rm, writeFile, link, unlink } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { DedupError, describeValue } from '../errors.js'
+import type { ReindexCounts } from './options.js'
+import type { SortValue } from './_sort.js'
+
+/** Bumped when the checkpoint layout changes; another format is refused rather than guessed at. */
+export const CHECKPOINT_FORMAT = 1
+
+/** What must stay the same for a run to continue a checkpoint: anything that changes decisions or order. */
+export interface ReindexJob {
+  source: string
+  dest: string | null
+  fields: { title: string | null; content: string; url: string | null }
+  idField: string
+  sort: string | null
+  windowMs: number | null
+  batchSize: number
+  /** Fingerprint version plus every decision setting. */
+  decider: string
+}
+
+/**
+ * The durable state of a reindex job. `segments` are the clock intervals (ms, inclusive) in
+ * which each process wrote records that a checkpoint covers: a record whose `indexed_at` lies in
+ * one was decided by this job in walk order; anything else (older data, the unacknowledged tail
+ * of a killed process) is ignored as a candidate and redone.
+ */
+export interface ReindexCheckpoint {
+  format: number
+  job: ReindexJob
+  /** Clock of the job's first batch. */
+  runStartedAt: number
+  segments: [number, number][]
+  /** `sort` of the last document whose batch was written durably; null before the first batch. */
+  after: SortValue[] | null
+  pitId: string | null
+  reader: 'pit' | 'scroll'
+  counts: ReindexCounts
+  /** Length of the rejects file that the counts cover (a resume cuts anything after it). */
+  rejectsBytes: number
+  total: number
+  done: boolean
+  topClusters: { clusterId: string; size: number }[]
+  updatedAt: string
+}
+
+/** Reads a checkpoint; null when the file does not exist. Throws INVALID_OPTION on one that cannot be used. */
+export async function readCheckpoint(file: string): Promise<ReindexCheckpoint | null> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw err
+  }
+  let cp: ReindexCheckpoint
+  try {
+    cp = JSON.parse(text) as ReindexCheckpoint
+  } catch (cause) {
+    throw new DedupError('INVALID_OPTION', `Checkpoint ${file} is not valid JSON; delete it or pass \`restart\` to start over.`, { cause })
+  }
+  if (cp === null || typeof cp !== 'object' || cp.format !== CHECKPOINT_FORMAT || !Array.isArray(cp.segments) || typeof cp.job !== 'object') {
+    throw new DedupError('SNAPSHOT_VERSION', `Checkpoint ${file} has format ${describeValue(cp?.format)}, expected ${CHECKPOINT_FORMAT}; pass \`restart\` to start over.`)
+  }
+  return cp
+}
+
+/**
+ * Writes a checkpoint atomically and durably: a temp file, fsync, rename over the old one, then
+ * fsync of the directory so the rename itself survives a crash.
+ */
+export async function writeCheckpoint(file: string, cp: ReindexCheckpoint): Promise<void> {
+  await mkdir(dirname(file), { recursive: true })
+  const tmp = `${file}.${process.pid}.tmp`
+  const fh = await open(tmp, 'w')
+  try {
+    await fh.writeFile(JSON.stringify(cp, null, 1) + '\n')
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+  await rename(tmp, file)
+  const dir = await open(dirname(file), 'r')
+  try {
+    await dir.sync()
+  } finally {
+    await dir.close()
+  }
+}
+
+/** Names the settings in which a checkpoint's job differs from this run's. */
+export function jobDifferences(saved: ReindexJob, now: ReindexJob): string[] {
+  const out: string[] = []
+  for (const key of Object.keys(now) as (keyof ReindexJob)[]) {
+    if (JSON.stringify(saved[key]) !== JSON.stringify(now[key])) out.push(`${key} (checkpoint ${JSON.stringify(saved[key])}, now ${JSON.stringify(now[key])})`)
+  }
+  return out
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Takes `<file>.lock` so two processes never advance one checkpoint; a lock left by a dead
+ * process (kill -9) is taken over. Created whole with link(2), so it never exists without a pid.
+ */
+export async function lockCheckpoint(file: string): Promise<{ release(): Promise<void> }> {
+  await mkdir(dirname(file), { recursive: true })
+  const lock = `${file}.lock`
+  const tmp = `${lock}.${process.pid}.${Math.random().toString(36).slice(2)}`
+  await writeFile(tmp, `${process.pid}\n`)
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await link(tmp, lock)
+        return { release: () => rm(lock, { force: true }) }
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      }
+      const pid = Number.parseInt(await readFile(lock, 'utf8').catch(() => ''), 10)
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+        throw new DedupError('INVALID_OPTION', `Checkpoint ${file} is in use by process ${pid}. Wait for it, or delete ${lock} if no reindex is running.`)
+      }
+      await unlink(lock).catch(() => undefined)
+    }
+    throw new DedupError('INVALID_OPTION', `Cannot take the lock ${lock}: it keeps changing hands.`)
+  } finally {
+    await unlink(tmp).catch(() => undefined)
+  }
+}
