@@ -67,7 +67,10 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
   }
   const versions: Promise<string>[] = []
   for (let i = 0; i < n; i++) {
-    const w = new Worker(url, { workerData, ...(ts ? { execArgv: ['--import', 'tsx'] } : {}) })
+    // Under tsx, register its loader inside the worker first (workers do not inherit --import hooks).
+    const w = ts
+      ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url.href)}) })`, { eval: true, workerData })
+      : new Worker(url, { workerData })
     versions.push(
       new Promise<string>((resolve, reject) => {
         w.once('message', (m: { version: string }) => resolve(m.version))

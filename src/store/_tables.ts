@@ -30,8 +30,10 @@ const GROUP_MASK = (1 << GROUP_BITS) - 1
 export interface CandidateLimits {
   /** Records one exact key (content, URL or title hash) may contribute. */
   readonly maxPerKey: number
-  /** Records the block route may contribute. */
+  /** Records the block route (and, separately, the band route) may contribute. */
   readonly maxBlockCandidates: number
+  /** Drop block-route rows farther than the query's maxDistance. */
+  readonly filterBlockDistance: boolean
 }
 
 /** A malformed entry found while applying bytes: `at` is its offset in the payload. */
@@ -301,7 +303,7 @@ export class Tables {
     if (isHex16(q.titleHash)) {
       this.keyRoute(this.titles, this.titleHi, this.titleLo, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
-    this.blockRoute(q, since, exclude, limits.maxBlockCandidates, seen, out)
+    this.blockRoute(q, since, exclude, limits, seen, out)
     if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
   }
 
@@ -344,7 +346,9 @@ export class Tables {
    * `maxDistance`. Past `max` rows, the nearest (by Hamming distance) are kept: the cap then only
    * ever drops candidates that verification would reject first, never a close one for a far one.
    */
-  private blockRoute(q: CandidateQuery, since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
+  private blockRoute(q: CandidateQuery, since: number, exclude: number, limits: CandidateLimits, seen: Set<number>, out: number[]): void {
+    const max = limits.maxBlockCandidates
+    const near = limits.filterBlockDistance
     const m = q.blocks.length
     const minMatch = q.minMatch
     if (minMatch > m) return
@@ -373,10 +377,10 @@ export class Tables {
           counts.set(row, c + 1)
           if (c + 1 !== minMatch) continue
         }
-        if (!seen.has(row)) {
-          seen.add(row)
-          found.push(row)
-        }
+        if (seen.has(row)) continue
+        if (near && popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0) > maxDistance) continue
+        seen.add(row)
+        found.push(row)
       }
     }
     if (found.length > max) {

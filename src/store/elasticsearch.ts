@@ -557,6 +557,8 @@ class EsStore implements ElasticsearchStore {
             terms: {
               field: 'dedup.cluster_id',
               size: Math.min(limit, 65_000),
+              // Per-shard candidates: with several shards the default (size × 1.5 + 10) undercounts.
+              shard_size: Math.min(Math.max(1000, limit * 20), 65_000),
               min_doc_count: minSize,
               order: [{ _count: 'desc' }, { _key: 'asc' }],
             },

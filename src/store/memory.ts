@@ -25,10 +25,17 @@ export interface MemoryStoreOptions {
    * 16-bit blocks give ~320 block candidates per lookup. @default 4096
    */
   maxBlockCandidates?: number
+  /**
+   * Drop block-route records farther than the query's `maxDistance` (key and band routes are
+   * unaffected). Off by default: candidates are unverified by contract. On, the store does the
+   * XOR/popcount check the caller would do anyway, and at 10 M records a lookup returns the few
+   * near records instead of ~320. @default false
+   */
+  filterBlockDistance?: boolean
 }
 
 /** Defaults of `MemoryStoreOptions`. */
-export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, maxPerKey: 16, maxBlockCandidates: 4096 })
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, maxPerKey: 16, maxBlockCandidates: 4096, filterBlockDistance: false })
 
 /** Default `limit` of `members`. */
 const DEFAULT_MEMBERS_LIMIT = 1000
@@ -97,7 +104,11 @@ export class MemoryStore implements FingerprintStore {
     this.limits = Object.freeze({
       maxPerKey: positiveInt('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey),
       maxBlockCandidates: positiveInt('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates),
+      filterBlockDistance: options.filterBlockDistance ?? DEFAULT_MEMORY_STORE_OPTIONS.filterBlockDistance,
     })
+    if (typeof this.limits.filterBlockDistance !== 'boolean') {
+      throw new DedupError('INVALID_OPTION', `Expected \`filterBlockDistance\` to be a boolean, got ${describeValue(this.limits.filterBlockDistance)}.`)
+    }
     this.tables = new Tables(this.layouts, this.versions)
   }
 

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
-import { fromPortable, parseDuration, type ElasticsearchAuth } from '../../index.js'
-// Until src/index.ts re-exports src/reindex (one line, asked of the lead), the library is imported directly.
-import { reindex, parseFieldList, defaultCheckpointFile, type ReindexOptions, type ReindexResult } from '../../reindex/index.js'
+import {
+  fromPortable, parseDuration, reindex, parseFieldList, defaultCheckpointFile,
+  type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
+} from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag } from '../args.js'

@@ -1,0 +1,26 @@
+import { describe, expect, test } from 'vitest'
+import { createPreparePool, createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine } from '../../../src/index.js'
+import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
+
+describe('prepare pool (worker threads)', () => {
+  test('prepares lines exactly as the main thread does, in order', async () => {
+    const dedup = createDeduplicator({ store: await openMemoryStore() })
+    const lines: JsonlLine[] = [
+      { line: 1, text: JSON.stringify({ id: 'a', content: ARTICLE_A, url: 'https://x.example/a?utm_medium=x' }) },
+      { line: 2, text: 'not json' },
+      { line: 3, text: JSON.stringify({ id: 'b', content: ARTICLE_B, title: '宽带' }) }, // "broadband"
+      { line: 4, error: 'line is not valid UTF-8' },
+      { line: 5, text: JSON.stringify({ id: 'c', content: '版本 1.2 已发布' }) }, // "version 1.2 released"
+    ]
+    const pool = await createPreparePool({ workers: 2, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
+    try {
+      expect(await pool.prepareLines(lines)).toEqual(lines.map((l) => dedup.prepare(parseJsonLine(l))))
+    } finally {
+      await pool.close()
+    }
+  })
+  test('workers whose settings differ from the main thread are refused', async () => {
+    await expect(createPreparePool({ workers: 1, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 100, expectVersion: 'other' })).rejects.toMatchObject({ code: 'INVALID_OPTION' })
+    await expect(createPreparePool({ workers: 0, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 100 })).rejects.toThrow(/`workers` to be an integer from 1 to 64/)
+  })
+})
