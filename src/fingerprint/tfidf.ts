@@ -61,8 +61,12 @@ const NUMBER = /^[\p{N}.,:%+-]+$/u
 export function contentTokens(tokens: readonly string[], stopWords: ReadonlySet<string>): string[] {
   const out: string[] = []
   for (const token of tokens) {
-    if (token.length === 1 && token.charCodeAt(0) <= 0x20) continue // whitespace: skip the regex
-    if (stopWords.has(token) || !CONTENT.test(token)) continue
+    const c = token.charCodeAt(0)
+    if (token.length === 1 && c <= 0x20) continue // whitespace, the most common token
+    // Fast path: a token starting with a Han ideograph or an ASCII letter/digit is content; only
+    // the rest (punctuation, other scripts) needs the Unicode regex.
+    const content = (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || CONTENT.test(token)
+    if (!content || stopWords.has(token)) continue
     out.push(token)
   }
   return out
@@ -91,7 +95,9 @@ export function weightContentTokens(tokens: readonly string[], idf: IdfTable, op
   const out: WeightedTerm[] = []
   for (const [term, count] of tf) {
     let w = (1 + Math.log(count)) * (idf.get(term) ?? idf.mean)
-    if (NUMBER.test(term)) w *= numberFactor
+    const c = term.charCodeAt(0)
+    // Numbers start with a digit, sign or dot; skip the regex for everything else (most terms).
+    if (((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2b || c === 0x2d || c > 0x7f) && NUMBER.test(term)) w *= numberFactor
     else if (isSingleChar(term)) w *= singleCharFactor
     out.push({ term, weight: w })
   }
