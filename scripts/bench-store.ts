@@ -4,7 +4,7 @@
  *
  *   node --expose-gc --import tsx scripts/bench-store.ts [--n 10000000] [--batch 10000]
  *     [--queries 20000] [--dir DIR] [--no-fsync] [--url 1] [--title 1] [--dups 0.1] [--short 0.05]
- *     [--no-minhash] [--json FILE]
+ *     [--no-minhash] [--filter-distance] [--json FILE]
  *
  * Records are synthetic but shaped like the deduplicator's: ids "doc-<n>", random 64-bit
  * fingerprints with their 4 block terms, random content/URL/title hashes (--url/--title: share of
@@ -33,6 +33,7 @@ const { values } = parseArgs({
     dups: { type: 'string', default: '0.1' },
     short: { type: 'string', default: '0.05' },
     'no-minhash': { type: 'boolean', default: false },
+    'filter-distance': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 })
@@ -110,7 +111,8 @@ const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`
 
 if (values.dir !== undefined) await rm(values.dir, { recursive: true, force: true })
 const before = memory()
-const store = await openMemoryStore(values.dir === undefined ? {} : { dir: values.dir, fsync: !values['no-fsync'] })
+const filterBlockDistance = values['filter-distance']
+const store = await openMemoryStore(values.dir === undefined ? { filterBlockDistance } : { dir: values.dir, fsync: !values['no-fsync'], filterBlockDistance })
 const sample: FingerprintRecord[] = []
 let putSeconds = 0
 let putCpu = 0
@@ -175,6 +177,7 @@ const report = {
   n: N,
   node: process.version,
   minhash: MINHASH,
+  filterBlockDistance,
   persistent: values.dir !== undefined,
   fsync: values.dir !== undefined && !values['no-fsync'],
   bytesPerFingerprint: {
@@ -203,7 +206,7 @@ console.log(`${N.toLocaleString()} fingerprints${MINHASH ? ' with MinHash sketch
 console.log(`  memory: ${b.heapPlusExternal.toFixed(1)} B/fp heap+external (${b.heapUsed.toFixed(1)} heap, ${b.external.toFixed(1)} external of which ${b.arrayBuffers.toFixed(1)} array buffers; ${b.tableBytes.toFixed(1)} in tables), rss +${b.rss.toFixed(1)} B/fp`)
 console.log(`  totals: heapUsed ${mb(after.heapUsed)}, external ${mb(after.external)}, rss ${mb(after.rss)}`)
 console.log(`  put: ${Math.round(report.putsPerSecond).toLocaleString()} records/s wall, ${Math.round(report.putsPerCpuSecond).toLocaleString()} per CPU second (batches of ${BATCH.toLocaleString()})`)
-console.log(`  candidates: ${Math.round(report.lookupsPerSecond).toLocaleString()} lookups/s wall, ${Math.round(report.lookupsPerCpuSecond).toLocaleString()} per CPU second (4×16 blocks, k = 3, batches of 100); ${report.candidatesPerLookup.toFixed(1)} candidates and ${report.duplicatesPerLookup.toFixed(2)} within distance 3 per lookup`)
+console.log(`  candidates: ${Math.round(report.lookupsPerSecond).toLocaleString()} lookups/s wall, ${Math.round(report.lookupsPerCpuSecond).toLocaleString()} per CPU second (4×16 blocks, k = 3, batches of 100${filterBlockDistance ? ', filterBlockDistance' : ''}); ${report.candidatesPerLookup.toFixed(1)} candidates and ${report.duplicatesPerLookup.toFixed(2)} within distance 3 per lookup`)
 if (replaySeconds !== null) {
   console.log(`  log: ${report.logBytesPerRecord.toFixed(1)} B/record; replay on open ${replaySeconds.toFixed(2)} s wall, ${replayCpu!.toFixed(2)} s CPU (${Math.round(report.replayRecordsPerSecond!).toLocaleString()} records/s)`)
 }

@@ -3,12 +3,18 @@ import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
+import { test as propTest } from '@fast-check/vitest'
+import fc from 'fast-check'
+import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
+import { flipBit, hamming } from '../../src/fingerprint/hamming.js'
+import { arbFingerprint as arbFp } from '../helpers/fingerprints.js'
 import type { FingerprintRecord } from '../../src/types.js'
 import { MemoryStore, openMemoryStore } from '../../src/store/memory.js'
 import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/_log.js'
 import { LOCK_FILE } from '../../src/store/_lock.js'
 import { storeContract } from './contract.js'
-import { T0, flip, hash16, idsOf, makeRecord } from './_records.js'
+import { storeContractExtra } from './contract-extra.js'
+import { T0, bandsOf, flip, hash16, idsOf, makeRecord } from './_records.js'
 
 const dirs: string[] = []
 async function tempDir(): Promise<string> {
@@ -20,8 +26,28 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-storeContract('memory (in-memory)', () => openMemoryStore())
-storeContract('memory (persistent, fsync)', async () => openMemoryStore({ dir: await tempDir() }))
+// The contract checks raw (unverified) candidates; the default store also prunes block candidates
+// beyond maxDistance, which the contract's brute-force property test covers with the default on.
+storeContract('memory (in-memory, unfiltered)', () => openMemoryStore({ filterBlockDistance: false }))
+storeContract('memory (persistent, fsync, unfiltered)', async () => openMemoryStore({ dir: await tempDir(), filterBlockDistance: false }))
+storeContractExtra('memory (in-memory)', () => openMemoryStore())
+storeContractExtra('memory (persistent, fsync)', async () => openMemoryStore({ dir: await tempDir() }))
+
+describe('default store (block candidates pruned by distance)', () => {
+  propTest.prop([arbFp, fc.array(arbFp, { maxLength: 40 }), fc.array(fc.nat(63), { maxLength: 6 })], { numRuns: 50 })(
+    'returns exactly the block-route records within maxDistance (brute-force oracle)',
+    async (query, others, flips) => {
+      const near = flips.reduce((fp, bit) => flipBit(fp, bit), query)
+      const records = [...others, near].map((fp, i) => makeRecord(`r${i}`, fp))
+      const store = await openMemoryStore()
+      await store.put(records)
+      const [found] = await store.candidates([{ fingerprint: query, blocks: fingerprintBlocks(query), minMatch: 1, maxDistance: 3 }])
+      const expected = records.filter((r) => hamming(r.fingerprint, query) <= 3).map((r) => r.id).sort()
+      expect(found!.map((r) => r.id).sort()).toEqual(expected)
+      await store.close()
+    },
+  )
+})
 
 const BASE = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
 
@@ -87,6 +113,17 @@ describe('memory store', () => {
     expect(byBlocks).toHaveLength(7)
     expect(byBlocks!.map((r) => r.id)).toEqual(expect.arrayContaining(['near-0', 'near-1', 'near-2']))
     expect(() => new MemoryStore({ maxPerKey: 0 })).toThrow(/`maxPerKey`.*`0`/)
+    expect(() => new MemoryStore({ filterBlockDistance: 'yes' as unknown as boolean })).toThrow(/`filterBlockDistance`/)
+  })
+
+  test('filterBlockDistance keeps only block candidates within maxDistance; key and band routes are unaffected', async () => {
+    const store = await openStore({ filterBlockDistance: true })
+    const far = makeRecord('doc-far', { hi: BASE.hi, lo: (BASE.lo ^ 0x0f0f) >>> 0 }, { bands: ['m0_00000001'] })
+    await store.put([makeRecord('doc-near', flip(flip(BASE, 3), 9)), far])
+    const q = { fingerprint: BASE, blocks: ['0_3fa2', '1_0b11', '2_9c00', '3_ffe1'], minMatch: 1, maxDistance: 3 }
+    expect(idsOf((await store.candidates([q]))[0]!)).toEqual(['doc-near'])
+    expect(idsOf((await store.candidates([{ ...q, contentHash: far.contentHash }]))[0]!)).toEqual(['doc-far', 'doc-near'])
+    expect(idsOf((await store.candidates([{ ...q, bands: ['m0_00000001'] }]))[0]!)).toEqual(['doc-far', 'doc-near'])
   })
 
   test('blocks that follow no known layout are stored as given and matched by position', async () => {
@@ -117,6 +154,24 @@ describe('memory store', () => {
     expect(await ask(['lsh-a'])).toEqual(['doc-odd'])
     expect(await ask(['x', 'm1_nothex!'])).toEqual(['doc-odd'])
     expect(await ask(['m0_0000000a'])).toEqual(['doc-reordered'])
+  })
+
+  test('band indexes survive growth and compaction', async () => {
+    const store = await openStore()
+    // 9,000 records with bands: each band index outgrows its first heads and relinks.
+    const many = Array.from({ length: 9000 }, (_, i) => makeRecord(`doc-${i}`, flip(BASE, i % 64), { bands: bandsOf(`doc-${i}`) }))
+    const odd = makeRecord('doc-odd', BASE, { bands: ['lsh-a', 'lsh-b'] })
+    await store.put([...many, odd])
+    await store.delete(Array.from({ length: 5000 }, (_, i) => `doc-${i}`))
+    const ask = async (bands: string[]): Promise<string[]> =>
+      idsOf((await store.candidates([{ fingerprint: { hi: 1, lo: 1 }, blocks: [], minMatch: 1, maxDistance: 0, bands }]))[0]!)
+    for (const round of ['before', 'after'] as const) {
+      if (round === 'after') await store.compact()
+      expect(await ask([bandsOf('doc-8999')[6]!, bandsOf('doc-12')[6]!])).toEqual(['doc-8999'])
+      expect(await ask(['lsh-b'])).toEqual(['doc-odd'])
+      expect((await store.get(['doc-5000', 'doc-odd'])).get('doc-5000')?.bands).toEqual(bandsOf('doc-5000'))
+    }
+    expect(store.stats()).toMatchObject({ live: 4001, dead: 0 })
   })
 
   test('bad queries and use after close fail with codes', async () => {

@@ -29,6 +29,7 @@ per non-blank input line, in input order.
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
+  --no-minhash       no MinHash second route (half the memory per document, lower recall)
   --workers N        worker threads for parsing + fingerprinting (default 1: in-process)
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
@@ -43,6 +44,7 @@ const FLAGS = {
   title: { type: 'boolean' },
   'no-url': { type: 'boolean' },
   'no-exact': { type: 'boolean' },
+  'no-minhash': { type: 'boolean' },
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
   blocks: { type: 'string' },
@@ -85,6 +87,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       store,
       maxDistance: k,
       blockScheme,
+      minhash: values['no-minhash'] !== true,
       analyzer: fromPortable(analyzer),
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),
