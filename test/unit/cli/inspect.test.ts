@@ -1,0 +1,54 @@
+import { describe, expect, test, beforeAll } from 'vitest'
+import { mkdtempSync, copyFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { run } from '../../../src/cli/main.js'
+import { fakeIO } from '../../helpers/cli.js'
+
+let dir: string
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'simdup-inspect-'))
+  copyFileSync(new URL('../../../examples/news.jsonl', import.meta.url), join(dir, 'news.jsonl'))
+  expect(await run(['index', 'news.jsonl', '--out', 'd.jsonl', '--store', 'st', '--quiet'], fakeIO(dir).io)).toBe(0)
+})
+
+const json = async (args: string[]) => {
+  const f = fakeIO(dir)
+  const code = await run([...args, '--store', 'st', '--json'], f.io)
+  expect(code, f.stderr()).toBe(0)
+  return JSON.parse(f.stdout()) as Record<string, unknown>
+}
+
+describe('inspection commands on the embedded store', () => {
+  test('clusters: largest first, sizes add up', async () => {
+    const r = (await json(['clusters'])) as { clusters: { clusterId: string; size: number }[] }
+    expect(r.clusters.slice(0, 2)).toEqual([{ clusterId: 'lib-001', size: 3 }, { clusterId: 'net-001', size: 3 }]) // ties: smaller id first
+    expect(r.clusters.map((c) => c.clusterId).sort()).toEqual(['farm-001', 'lib-001', 'net-001', 'short-1', 'tax-001'])
+  })
+  test('cluster: members with distance to the representative and layer', async () => {
+    const r = (await json(['cluster', 'lib-001'])) as { size: number; members: { id: string; representative: boolean; layer: string | null; distanceToRepresentative: number }[] }
+    expect(r.size).toBe(3)
+    expect(r.members.find((m) => m.representative)!.id).toBe('lib-001')
+    expect(r.members.find((m) => m.id === 'lib-002-mirror')).toMatchObject({ layer: 'url', distanceToRepresentative: 0 })
+    const missing = fakeIO(dir)
+    expect(await run(['cluster', 'nope', '--store', 'st'], missing.io)).toBe(2)
+  })
+  test('explain: the layer and rule that apply, or why not', async () => {
+    expect(await json(['explain', 'net-001', 'net-002-ad'])).toMatchObject({ duplicate: true, layer: 'simhash', rule: 'minhash', sameCluster: true })
+    const no = await json(['explain', 'short-1', 'short-2']) // "version 1.2 released" vs "1.3"
+    expect(no).toMatchObject({ duplicate: false, sameContent: false })
+    expect((no.reasons as string[]).join(' ')).toMatch(/short/)
+    const f = fakeIO(dir)
+    await run(['explain', 'lib-001', 'tax-001', '--store', 'st'], f.io)
+    expect(f.stdout()).toMatch(/verdict +not duplicates[\s\S]*why not/)
+  })
+  test('delete: a representative hands its cluster to the earliest remaining member', async () => {
+    expect(await json(['delete', 'net-001'])).toEqual({ deleted: 1, reassigned: 2 })
+    const r = (await json(['cluster', 'net-002-ad'])) as { size: number; members: { id: string; duplicateOf: string | null }[] }
+    expect(r.size).toBe(2)
+    expect(r.members.every((m) => m.duplicateOf !== 'net-001')).toBe(true)
+  })
+  test('reconcile on a consistent store changes nothing', async () => {
+    expect(await json(['reconcile'])).toMatchObject({ pairs: 0, mergedClusters: 0, updated: 0 })
+  })
+})
