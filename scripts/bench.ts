@@ -4,7 +4,7 @@
  * the worker pool on all cores; memory per stored fingerprint. `--es URL` adds end-to-end
  * indexing into Elasticsearch.
  *
- *   npx tsx scripts/bench.ts [--runs 3] [--workers 2] [--segmenter wasm|node-rs] [--es URL] [--json FILE]
+ *   npx tsx scripts/bench.ts [--runs 3] [--workers 2] [--segmenter default|wasm] [--es URL] [--json FILE]
  */
 import { parseArgs } from 'node:util'
 import { writeFileSync } from 'node:fs'
@@ -19,7 +19,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     workers: { type: 'string', default: String(Math.min(2, os.availableParallelism())) },
-    segmenter: { type: 'string', default: 'wasm' },
+    segmenter: { type: 'string', default: 'default' },
     es: { type: 'string' },
     json: { type: 'string' },
   },
@@ -53,16 +53,22 @@ async function measure(stage: string, fn: () => unknown | Promise<unknown>, n = 
   return row
 }
 
-const segmenter: Segmenter = values.segmenter === 'node-rs' ? (tryCreateNodeRsSegmenter() ?? createJiebaWasmSegmenter()) : createJiebaWasmSegmenter()
+const nodeRs = values.segmenter === 'wasm' ? undefined : tryCreateNodeRsSegmenter()
+const segmenter: Segmenter = nodeRs ?? createJiebaWasmSegmenter()
+const segName = nodeRs === undefined ? 'jieba-wasm' : '@node-rs/jieba'
 const idf = defaultIdf()
 const stop = defaultStopWords().words
 const normalized = contents.map((c) => normalizeContent(c))
 const tokens = normalized.map((n) => segmenter.cut(n))
 const weighted = tokens.map((t) => weightTerms(t, idf, stop))
 
-console.log(`\nstages (one core, segmenter ${values.segmenter}, median of ${runs}):`)
+console.log(`\nstages (one core, segmenter ${segName}, median of ${runs}):`)
 await measure('normalise', () => contents.forEach((c) => normalizeContent(c)))
-const raw = await measure('segment (raw jieba cut)', () => normalized.forEach((n) => segmenter.cut(n)))
+if (segName !== 'jieba-wasm') {
+  const wasm = createJiebaWasmSegmenter()
+  await measure('segment (raw jieba-wasm cut, for comparison)', () => normalized.forEach((n) => wasm.cut(n)))
+}
+const raw = await measure(`segment (raw ${segName} cut)`, () => normalized.forEach((n) => segmenter.cut(n)))
 await measure('weight (TF-IDF)', () => tokens.forEach((t) => weightTerms(t, idf, stop)))
 await measure('simhash', () => weighted.forEach((w) => simhash(w)))
 const analyzer = createAnalyzer({ segmenter })
@@ -71,11 +77,15 @@ const pipeline = await measure('pipeline (analyze: all stages)', () => contents.
 async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeof createPreparePool>> | null) {
   const dedup = createDeduplicator({ store, analyzer })
   const lines: JsonlLine[] = corpus.map((d, i) => ({ line: i + 1, text: JSON.stringify({ id: d.id, content: d.content, title: d.title }) }))
+  // As the CLI does: prepare batch n+1 while batch n's store round trip is in flight.
+  let pending: Promise<unknown> | null = null
   for (let i = 0; i < lines.length; i += 500) {
     const batch = lines.slice(i, i + 500)
-    const prepared = pool === null ? batch.map((l) => dedup.prepare({ value: JSON.parse((l as { text: string }).text), line: l.line })) : await pool.prepareLines(batch)
-    await dedup.decide(prepared)
+    const preparing = pool === null ? batch.map((l) => dedup.prepare({ value: JSON.parse((l as { text: string }).text), line: l.line })) : pool.prepareLines(batch)
+    if (pending !== null) await pending
+    pending = dedup.decide(await preparing)
   }
+  await pending
 }
 const engine1 = await measure('engine, 1 thread, memory store', async () => engineRun(await openMemoryStore(), null))
 const workers = Number(values.workers)

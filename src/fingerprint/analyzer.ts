@@ -3,6 +3,7 @@ import { DedupError, describeValue } from '../errors.js'
 import { normalizeContent } from '../normalize/index.js'
 import type { Segmenter, UserWord } from '../segment/segmenter.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
+import { tryCreateNodeRsSegmenter } from '../segment/node-rs.js'
 import { contentTokens, weightContentTokens, DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
 import { simhash } from './simhash.js'
 import { hash64Hex } from './hash.js'
@@ -34,7 +35,10 @@ export interface Analysis {
 export interface AnalyzerOptions {
   /** Replaceable normalise stage. @default normalizeContent (HTML auto-detected) */
   normalize?: (content: string) => string
-  /** @default jieba-wasm, HMM off */
+  /**
+   * @default @node-rs/jieba when the optional package loads (3× faster here), else jieba-wasm; both
+   * jieba-rs with HMM off, token-for-token identical (tested on the corpus), so fingerprints agree.
+   */
   segmenter?: Segmenter
   /** @default jieba's IDF table (data/idf.txt.gz) */
   idf?: IdfTable & { id?: string }
@@ -56,6 +60,14 @@ export interface Analyzer {
   segment(normalized: string): string[]
 }
 
+let shared: Segmenter | undefined
+
+/** The default segmenter, one per thread: @node-rs/jieba if installed, else jieba-wasm. */
+export function defaultSegmenter(): Segmenter {
+  shared ??= tryCreateNodeRsSegmenter() ?? createJiebaWasmSegmenter()
+  return shared
+}
+
 /**
  * Builds the pure analysis pipeline.
  * @example
@@ -64,7 +76,7 @@ export interface Analyzer {
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const normalize = options.normalize ?? ((c: string) => normalizeContent(c))
-  const segmenter = options.segmenter ?? createJiebaWasmSegmenter()
+  const segmenter = options.segmenter ?? defaultSegmenter()
   const idf = options.idf ?? defaultIdf()
   const stop = options.stopWords === undefined ? defaultStopWords() : { words: options.stopWords, id: `custom-${hash64Hex([...options.stopWords].sort().join('\n')).slice(0, 8)}` }
   const weighting = { ...DEFAULT_WEIGHTING_OPTIONS, ...options.weighting }

@@ -8,3 +8,4 @@ export { createAnalyzer, FINGERPRINT_ALGORITHM, type Analyzer, type AnalyzerOpti
 export { defaultIdf, defaultStopWords } from './_data.js'
 export { compareTexts, type Comparison } from './compare.js'
 export { minhashSketch, minhashSimilarity, MINHASH_SIZE, BAND_COUNT, BAND_ROWS, type MinHashSketch } from './minhash.js'
+export { defaultSegmenter } from './analyzer.js'
