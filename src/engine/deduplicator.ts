@@ -1,6 +1,6 @@
-import type { CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, type Match } from './match.js'
+import { bestMatch, candidateQuery, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -54,21 +54,7 @@ export class Deduplicator {
     const since = o.windowMs === undefined ? undefined : now - o.windowMs
     const docs: PreparedDocument[] = []
     for (const item of items) if (item.ok) docs.push(item.doc)
-    const queries: CandidateQuery[] = docs.map((d) => {
-      const q: CandidateQuery = {
-        fingerprint: d.fingerprint,
-        blocks: d.blocks,
-        minMatch: o.blockScheme.minMatch,
-        maxDistance: o.maxDistance,
-        contentHash: o.layers.exact ? d.contentHash : null,
-        urlHash: o.layers.url ? d.urlHash : null,
-        titleHash: o.layers.title ? d.titleHash : null,
-        excludeId: d.id,
-      }
-      if (o.minhash && d.bands.length > 0) q.bands = d.bands
-      if (since !== undefined) q.since = since
-      return q
-    })
+    const queries = docs.map((d) => candidateQuery(d, o, since))
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
     const batchIds = new Set<string>()

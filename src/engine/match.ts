@@ -1,4 +1,4 @@
-import type { Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
+import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { minhashSimilarity } from '../fingerprint/minhash.js'
@@ -25,6 +25,31 @@ export interface Match {
 }
 
 type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
+
+/**
+ * The store lookup for a document (prepared or stored): its keys for the enabled layers, its
+ * blocks with the scheme's must-match count, its MinHash bands; never itself.
+ * @example store.candidates(docs.map((d) => candidateQuery(d, dedup.options)))
+ */
+export function candidateQuery(
+  d: MatchSubject & { blocks: readonly string[]; bands?: readonly string[] | undefined },
+  o: Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'blockScheme'>,
+  since?: number,
+): CandidateQuery {
+  const q: CandidateQuery = {
+    fingerprint: d.fingerprint,
+    blocks: d.blocks,
+    minMatch: o.blockScheme.minMatch,
+    maxDistance: o.maxDistance,
+    contentHash: o.layers.exact ? d.contentHash : null,
+    urlHash: o.layers.url ? d.urlHash : null,
+    titleHash: o.layers.title ? d.titleHash : null,
+    excludeId: d.id,
+  }
+  if (o.minhash && d.bands !== undefined && d.bands.length > 0) q.bands = d.bands
+  if (since !== undefined) q.since = since
+  return q
+}
 
 /**
  * Verifies one candidate against a document, layer by layer (url → exact → simhash → title);

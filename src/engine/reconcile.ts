@@ -1,6 +1,6 @@
-import type { CandidateQuery, FingerprintRecord, Layer } from '../types.js'
+import type { FingerprintRecord, Layer } from '../types.js'
 import type { Deduplicator } from './deduplicator.js'
-import { matchCandidate } from './match.js'
+import { candidateQuery, matchCandidate } from './match.js'
 
 /** Counters of a reconcile pass. */
 export interface ReconcileResult {
@@ -59,20 +59,7 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
       const f = first.get(r.clusterId)
       if (f === undefined || before(k, f)) first.set(r.clusterId, k)
     }
-    const queries: CandidateQuery[] = batch.map((r) => {
-      const q: CandidateQuery = {
-        fingerprint: r.fingerprint,
-        blocks: r.blocks,
-        minMatch: o.blockScheme.minMatch,
-        maxDistance: o.maxDistance,
-        contentHash: o.layers.exact ? r.contentHash : null,
-        urlHash: o.layers.url ? r.urlHash : null,
-        titleHash: o.layers.title ? r.titleHash : null,
-        excludeId: r.id,
-      }
-      if (o.minhash && r.bands !== undefined && r.bands.length > 0) q.bands = r.bands
-      return q
-    })
+    const queries = batch.map((r) => candidateQuery(r, o))
     const found = await store.candidates(queries)
     batch.forEach((r, i) => {
       for (const c of found[i] ?? []) {
