@@ -4,18 +4,19 @@ import { normalizeContent } from '../normalize/index.js'
 import type { Segmenter, UserWord } from '../segment/segmenter.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
 import { tryCreateNodeRsSegmenter } from '../segment/node-rs.js'
-import { contentTokens, weightContentTokens, DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
-import { simhash } from './simhash.js'
-import { hash64Hex } from './hash.js'
-import { isShortText, termSetSketch, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
+import { DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
+import { simhashOfHashes } from './simhash.js'
+import { contentKey, hash64Hex } from './hash.js'
+import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
-import { minhashSketch } from './minhash.js'
+import { minhashOfHashes, type MinHashSketch } from './minhash.js'
+import { TermTable } from './_term-table.js'
 
 /**
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/2'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/3'
 
 /** Everything the engine needs to know about one document's content. */
 export interface Analysis {
@@ -99,6 +100,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     `w=${weighting.singleCharFactor},${weighting.numberFactor}`,
     `short=${shortText.minTerms},${shortText.maxTopShare}`,
   ].join(';')
+  const table = new TermTable(idf, stop.words, weighting.singleCharFactor, weighting.numberFactor)
 
   return {
     version,
@@ -106,20 +108,50 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     segment: (normalized) => segmenter.cut(normalized),
     analyze(content: string): Analysis {
       const normalized = normalize(content)
-      const tokens = contentTokens(segmenter.cut(normalized), stop.words)
-      const terms = weightContentTokens(tokens, idf, weighting)
-      const short = isShortText(terms, shortText)
-      const minhash = short ? null : minhashSketch(tokens)
-      return {
-        normalized,
-        terms,
-        fingerprint: simhash(terms),
-        short,
-        // Line layout is not content: hash with every whitespace run folded to one space.
-        contentHash: hash64Hex(normalized.replace(/\s+/g, ' ')),
-        sketch: short ? termSetSketch(terms) : (minhash?.sketch ?? null),
-        bands: minhash?.bands ?? [],
+      // The term table gives contentTokens → weightContentTokens → simhash / minhashSketch /
+      // termSetSketch results without re-hashing or re-classifying tokens seen before.
+      table.load(segmenter.cut(normalized))
+      const d = table.distinctLength
+      const short = isShortWeights(table.weights, d, shortText)
+      let minhash: MinHashSketch | null = null
+      if (!short) {
+        const m = table.sequenceLength
+        const th = new Int32Array(m)
+        for (let i = 0; i < m; i++) th[i] = table.lo[table.sequence[i]!]!
+        minhash = minhashOfHashes(th, m)
       }
+      const words = new Array<string>(d)
+      for (let k = 0; k < d; k++) words[k] = table.term(table.distinct[k]!)
+      return new TableAnalysis(
+        normalized,
+        words,
+        table.weights.slice(0, d),
+        simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
+        short,
+        contentKey(normalized),
+        short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
+        minhash?.bands ?? [],
+      )
     },
+  }
+}
+
+// The engine never reads `terms`: build the objects only when asked (compare, explain).
+class TableAnalysis implements Analysis {
+  private built: WeightedTerm[] | undefined
+  constructor(
+    readonly normalized: string,
+    private readonly words: string[],
+    private readonly weights: Float64Array,
+    readonly fingerprint: Fingerprint,
+    readonly short: boolean,
+    readonly contentHash: string,
+    readonly sketch: string | null,
+    readonly bands: string[],
+  ) {}
+
+  get terms(): WeightedTerm[] {
+    this.built ??= this.words.map((term, k) => ({ term, weight: this.weights[k]! }))
+    return this.built
   }
 }

@@ -91,5 +91,81 @@ export function hash64Hex(text: string): string {
     hi = (hi * 0x1b3 + Math.floor(p / 0x100000000) + ((lo << 8) >>> 0)) >>> 0
     lo = p >>> 0
   }
-  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0')
+  return hex32(hi) + hex32(lo)
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+
+/** Two lower-case hex digits of a byte. @example hex8(10) // '0a' */
+export function hex8(byte: number): string {
+  return HEX[byte & 0xff]!
+}
+
+/**
+ * Eight lower-case hex digits of a 32-bit value (signed or unsigned). Table-driven: Number's
+ * toString(16) takes a slow path for values ≥ 2^31. @example hex32(-1) // 'ffffffff'
+ */
+export function hex32(x: number): string {
+  return HEX[(x >>> 24) & 0xff]! + HEX[(x >>> 16) & 0xff]! + HEX[(x >>> 8) & 0xff]! + HEX[x & 0xff]!
+}
+
+function rotl(x: number, r: number): number {
+  return (x << r) | (x >>> (32 - r))
+}
+
+/** JavaScript's `\s`: the whitespace a regex `\s+` would fold. */
+function isSpace(c: number): boolean {
+  if (c > 0x20 && c < 0xa0) return false // the common case: printable ASCII
+  return (
+    c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  )
+}
+
+/**
+ * The exact-content key of a normalised text: a 64-bit hash (16 hex digits) of its UTF-16 code
+ * units with every whitespace run folded to one space (line layout is not content). Two 32-bit
+ * murmur3-style lanes over pairs of code units, cross-mixed at the end: one pass, no UTF-8
+ * encoding, no regex, far cheaper than byte-wise FNV on long texts. Only equality matters here.
+ * @example contentKey('a  b\nc') === contentKey('a b c') // true
+ */
+export function contentKey(text: string): string {
+  let h1 = 0x9747b28c
+  let h2 = 0x2545f491
+  let carry = -1
+  let inSpace = false
+  let units = 0
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i)
+    if (isSpace(c)) {
+      if (inSpace) continue
+      inSpace = true
+      c = 0x20
+    } else inSpace = false
+    units++
+    if (carry < 0) {
+      carry = c
+      continue
+    }
+    const k = carry | (c << 16)
+    carry = -1
+    h1 ^= Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593)
+    h1 = (Math.imul(rotl(h1, 13), 5) + 0xe6546b64) | 0
+    h2 ^= Math.imul(rotl(Math.imul(k, 0x85ebca6b), 17), 0xc2b2ae35)
+    h2 = (Math.imul(rotl(h2, 11), 5) + 0x561ccd1b) | 0
+  }
+  if (carry >= 0) {
+    h1 ^= Math.imul(rotl(Math.imul(carry, 0xcc9e2d51), 15), 0x1b873593)
+    h2 ^= Math.imul(rotl(Math.imul(carry, 0x85ebca6b), 17), 0xc2b2ae35)
+  }
+  h1 ^= units
+  h2 ^= units
+  h1 = (h1 + h2) | 0
+  h2 = (h2 + h1) | 0
+  h1 = fmix32(h1 >>> 0)
+  h2 = fmix32(h2 >>> 0)
+  h1 = (h1 + h2) | 0
+  h2 = (h2 + h1) | 0
+  return hex32(h1) + hex32(h2)
 }

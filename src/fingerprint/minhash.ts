@@ -1,4 +1,4 @@
-import { HASH_OUT, hashToken } from './hash.js'
+import { HASH_OUT, hashToken, hex8, hex32 } from './hash.js'
 
 /**
  * The second candidate route: a MinHash sketch of the document's word 3-shingles.
@@ -46,11 +46,17 @@ export interface MinHashSketch {
 export function minhashSketch(tokens: readonly string[]): MinHashSketch | null {
   const n = tokens.length
   if (n < 3) return null
-  const th = new Uint32Array(n)
+  const th = new Int32Array(n)
   for (let i = 0; i < n; i++) {
     hashToken(tokens[i]!)
     th[i] = HASH_OUT[1]!
   }
+  return minhashOfHashes(th, n)
+}
+
+/** `minhashSketch` of tokens given by the low halves of their hashes (`th[0..n)`). */
+export function minhashOfHashes(th: Int32Array, n: number): MinHashSketch | null {
+  if (n < 3) return null
   MINS.fill(0xffffffff)
   for (let i = 0; i + 2 < n; i++) {
     // Order-sensitive combination of three token hashes.
@@ -61,12 +67,12 @@ export function minhashSketch(tokens: readonly string[]): MinHashSketch | null {
     }
   }
   let sketch = 'm:'
-  for (let j = 0; j < MINHASH_SIZE; j++) sketch += (MINS[j]! & 0xff).toString(16).padStart(2, '0')
+  for (let j = 0; j < MINHASH_SIZE; j++) sketch += hex8(MINS[j]! & 0xff)
   const bands: string[] = []
   for (let b = 0; b < BAND_COUNT; b++) {
     let h = 0x811c9dc5 ^ b
     for (let r = 0; r < BAND_ROWS; r++) h = mix32((Math.imul(h, 0x01000193) ^ MINS[b * BAND_ROWS + r]!) >>> 0)
-    bands.push(`m${b}_${h.toString(16).padStart(8, '0')}`)
+    bands.push(`m${b}_${hex32(h)}`)
   }
   return { sketch, bands }
 }

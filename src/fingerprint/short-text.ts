@@ -1,5 +1,5 @@
 import type { WeightedTerm } from './tfidf.js'
-import { HASH_OUT, hashToken } from './hash.js'
+import { HASH_OUT, hashToken, hex32 } from './hash.js'
 
 /**
  * When SimHash is unreliable: with few features, or one feature carrying most of the weight,
@@ -21,15 +21,31 @@ export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({ minTerms: 12, maxTopSh
 
 /** True when the weighted terms are too few or too dominated for SimHash. @example isShortText([{ term: '你好', weight: 5 }]) // true */
 export function isShortText(terms: readonly WeightedTerm[], options: ShortTextOptions = {}): boolean {
-  const minTerms = options.minTerms ?? DEFAULT_SHORT_TEXT_OPTIONS.minTerms
-  const maxTopShare = options.maxTopShare ?? DEFAULT_SHORT_TEXT_OPTIONS.maxTopShare
-  if (terms.length < minTerms) return true
   let sum = 0
   let top = 0
   for (const t of terms) {
     sum += t.weight
     if (t.weight > top) top = t.weight
   }
+  return shortBySums(terms.length, sum, top, options)
+}
+
+/** `isShortText` of the weights `weights[0..n)`. */
+export function isShortWeights(weights: Float64Array, n: number, options: ShortTextOptions = {}): boolean {
+  let sum = 0
+  let top = 0
+  for (let i = 0; i < n; i++) {
+    const w = weights[i]!
+    sum += w
+    if (w > top) top = w
+  }
+  return shortBySums(n, sum, top, options)
+}
+
+function shortBySums(count: number, sum: number, top: number, options: ShortTextOptions): boolean {
+  const minTerms = options.minTerms ?? DEFAULT_SHORT_TEXT_OPTIONS.minTerms
+  const maxTopShare = options.maxTopShare ?? DEFAULT_SHORT_TEXT_OPTIONS.maxTopShare
+  if (count < minTerms) return true
   return sum <= 0 || top / sum >= maxTopShare
 }
 
@@ -51,13 +67,24 @@ function termHashes(terms: readonly WeightedTerm[]): string {
     hashToken(terms[i]!.term)
     hashes[i] = HASH_OUT[1]!
   }
+  return sortedHex(hashes)
+}
+
+/** `termSetSketch` of terms given by the low halves of their hashes: `lo[ids[i]]`, i < n. */
+export function termSetSketchOfHashes(lo: Int32Array, ids: Int32Array, n: number): string {
+  const hashes = new Uint32Array(n)
+  for (let i = 0; i < n; i++) hashes[i] = lo[ids[i]!]!
+  return TERM_SET_PREFIX + sortedHex(hashes)
+}
+
+function sortedHex(hashes: Uint32Array): string {
   hashes.sort()
   let out = ''
   let prev = -1
   for (const h of hashes) {
     if (h === prev) continue
     prev = h
-    out += h.toString(16).padStart(8, '0')
+    out += hex32(h)
   }
   return out
 }

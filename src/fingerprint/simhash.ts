@@ -15,13 +15,34 @@ export function simhash(terms: readonly WeightedTerm[]): Fingerprint {
   for (let t = 0; t < terms.length; t++) {
     const { term, weight } = terms[t]!
     hashToken(term)
-    const hi = HASH_OUT[0]!
-    const lo = HASH_OUT[1]!
-    for (let b = 0; b < 32; b++) {
-      acc[b]! += (lo >>> b) & 1 ? weight : -weight
-      acc[32 + b]! += (hi >>> b) & 1 ? weight : -weight
-    }
+    vote(acc, HASH_OUT[0]!, HASH_OUT[1]!, weight)
   }
+  return result(acc)
+}
+
+/**
+ * `simhash` over precomputed token hashes: term `ids[t]` (t < n) has hash halves
+ * (`hi[id]`, `lo[id]`) and weight `weights[t]`. Same votes in the same order ⇒ the same bits.
+ */
+export function simhashOfHashes(hi: Int32Array, lo: Int32Array, ids: Int32Array, weights: Float64Array, n: number): Fingerprint {
+  const acc = ACC
+  acc.fill(0)
+  for (let t = 0; t < n; t++) {
+    const id = ids[t]!
+    vote(acc, hi[id]!, lo[id]!, weights[t]!)
+  }
+  return result(acc)
+}
+
+function vote(acc: Float64Array, hi: number, lo: number, weight: number): void {
+  // Branch-free: the bits are random, so `bit ? w : -w` mispredicts half the time. w · ±1 is exact.
+  for (let b = 0; b < 32; b++) {
+    acc[b]! += weight * ((((lo >>> b) & 1) << 1) - 1)
+    acc[32 + b]! += weight * ((((hi >>> b) & 1) << 1) - 1)
+  }
+}
+
+function result(acc: Float64Array): Fingerprint {
   let hi = 0
   let lo = 0
   for (let b = 0; b < 32; b++) {

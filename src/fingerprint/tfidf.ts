@@ -60,16 +60,18 @@ const NUMBER = /^[\p{N}.,:%+-]+$/u
  */
 export function contentTokens(tokens: readonly string[], stopWords: ReadonlySet<string>): string[] {
   const out: string[] = []
-  for (const token of tokens) {
-    const c = token.charCodeAt(0)
-    if (token.length === 1 && c <= 0x20) continue // whitespace, the most common token
-    // Fast path: a token starting with a Han ideograph or an ASCII letter/digit is content; only
-    // the rest (punctuation, other scripts) needs the Unicode regex.
-    const content = (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || CONTENT.test(token)
-    if (!content || stopWords.has(token)) continue
-    out.push(token)
-  }
+  for (const token of tokens) if (isContentToken(token, stopWords)) out.push(token)
   return out
+}
+
+/** True for a token that is a feature: not whitespace or punctuation, not a stop word. */
+export function isContentToken(token: string, stopWords: ReadonlySet<string>): boolean {
+  const c = token.charCodeAt(0)
+  if (token.length === 1 && c <= 0x20) return false // whitespace, the most common token
+  // Fast path: a token starting with a Han ideograph or an ASCII letter/digit is content; only
+  // the rest (punctuation, other scripts) needs the Unicode regex.
+  const content = (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || CONTENT.test(token)
+  return content && !stopWords.has(token)
 }
 
 /**
@@ -95,13 +97,27 @@ export function weightContentTokens(tokens: readonly string[], idf: IdfTable, op
   const out: WeightedTerm[] = []
   for (const [term, count] of tf) {
     let w = (1 + Math.log(count)) * (idf.get(term) ?? idf.mean)
-    const c = term.charCodeAt(0)
-    // Numbers start with a digit, sign or dot; skip the regex for everything else (most terms).
-    if (((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2b || c === 0x2d || c > 0x7f) && NUMBER.test(term)) w *= numberFactor
-    else if (isSingleChar(term)) w *= singleCharFactor
+    const kind = termKind(term)
+    if (kind === NUMBER_TERM) w *= numberFactor
+    else if (kind === SINGLE_CHAR_TERM) w *= singleCharFactor
     out.push({ term, weight: w })
   }
   return out
+}
+
+/** termKind(): a term whose weight is not scaled. */
+export const PLAIN_TERM = 0
+/** termKind(): a pure number (scaled by `numberFactor`). */
+export const NUMBER_TERM = 1
+/** termKind(): one character (scaled by `singleCharFactor`). */
+export const SINGLE_CHAR_TERM = 2
+
+/** Which weighting factor applies to a content term. @example termKind('2024') // NUMBER_TERM */
+export function termKind(term: string): number {
+  const c = term.charCodeAt(0)
+  // Numbers start with a digit, sign or dot; skip the regex for everything else (most terms).
+  if (((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2b || c === 0x2d || c > 0x7f) && NUMBER.test(term)) return NUMBER_TERM
+  return isSingleChar(term) ? SINGLE_CHAR_TERM : PLAIN_TERM
 }
 
 function isSingleChar(term: string): boolean {

@@ -1,7 +1,7 @@
 import { describe, expect, test as plainTest } from 'vitest'
 import { test } from '@fast-check/vitest'
 import fc from 'fast-check'
-import { hash64Hex, hashToken, HASH_OUT } from '../../../src/fingerprint/hash.js'
+import { contentKey, hash64Hex, hashToken, hex8, hex32, HASH_OUT } from '../../../src/fingerprint/hash.js'
 
 /** FNV-1a 64 by the book, with BigInt over TextEncoder bytes: the oracle. */
 function fnvOracle(text: string): bigint {
@@ -56,5 +56,40 @@ describe('hashToken', () => {
       }
     }
     for (const c of ones) expect(Math.abs(c / n - 0.5)).toBeLessThan(0.02)
+  })
+})
+
+describe('hex32 / hex8', () => {
+  test.prop([fc.integer({ min: -(2 ** 31), max: 2 ** 32 - 1 })])('match toString(16) of the unsigned value', (x) => {
+    expect(hex32(x)).toBe((x >>> 0).toString(16).padStart(8, '0'))
+    expect(hex8(x)).toBe((x & 0xff).toString(16).padStart(2, '0'))
+  })
+})
+
+describe('contentKey', () => {
+  // Every code unit JavaScript's \s matches, plus neighbours that it does not.
+  const spaces = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff']
+  const arbText = fc.array(fc.oneof(fc.constantFrom(...spaces, '\u200b', '\u0085', 'a', '中', 'b'), fc.string({ maxLength: 3 }), fc.string({ unit: 'grapheme', maxLength: 2 })), { maxLength: 30 }).map((parts) => parts.join(''))
+
+  test.prop([arbText])('folds whitespace runs exactly as /\\s+/g → " " does', (text) => {
+    expect(contentKey(text)).toBe(contentKey(text.replace(/\s+/g, ' ')))
+    expect(contentKey(text)).toMatch(/^[0-9a-f]{16}$/)
+  })
+
+  test.prop([arbText, arbText])('different folded texts get different keys', (a, b) => {
+    fc.pre(a.replace(/\s+/g, ' ') !== b.replace(/\s+/g, ' '))
+    expect(contentKey(a)).not.toBe(contentKey(b))
+  })
+
+  plainTest('no collision among 200 k near-identical texts (one unit changed, one appended)', () => {
+    const base = '北京大学的学生在图书馆读书' // "Peking University students read in the library"
+    const keys = new Set<string>()
+    let n = 0
+    for (let i = 0; i < 100_000; i++) {
+      keys.add(contentKey(base + String.fromCharCode(0x4e00 + (i % 20_000)) + String(i)))
+      keys.add(contentKey(String(i) + base))
+      n += 2
+    }
+    expect(keys.size).toBe(n)
   })
 })
