@@ -73,18 +73,22 @@ export class TermTable {
     }
     const seq = this.sequence
     const distinct = this.distinct
+    const unitIds = this.unitIds
     let tf = this.tf
+    let feature = this.feature
     let m = 0
     let d = 0
     for (let i = 0; i < n; i++) {
       const token = tokens[i]!
-      let id: number | undefined
+      let id: number
       if (token.length === 1) {
-        id = this.unitIds[token.charCodeAt(0)]! - 1
+        const c = token.charCodeAt(0)
+        id = unitIds[c]! - 1
         if (id < 0) {
           id = this.add(token)
-          this.unitIds[token.charCodeAt(0)] = id + 1
+          unitIds[c] = id + 1
           tf = this.tf
+          feature = this.feature
         }
       } else {
         id = this.find(token)
@@ -92,9 +96,10 @@ export class TermTable {
           id = this.add(token)
           this.insert(token, id)
           tf = this.tf
+          feature = this.feature
         }
       }
-      if (this.feature[id] === 0) continue
+      if (feature[id] === 0) continue
       seq[m++] = id
       const count = tf[id]!
       tf[id] = count + 1

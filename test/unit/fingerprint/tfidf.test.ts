@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'vitest'
+import { test as fcTest } from '@fast-check/vitest'
+import fc from 'fast-check'
 import { parseIdf, weightTerms } from '../../../src/fingerprint/tfidf.js'
 import { simhash } from '../../../src/fingerprint/simhash.js'
 import { hamming } from '../../../src/fingerprint/hamming.js'
@@ -68,4 +70,22 @@ describe('simhash', () => {
     const b = simhash(terms.map((t, i) => (i === 5 ? { ...t, weight: t.weight * 1.1 } : t)))
     expect(hamming(a, b)).toBeLessThanOrEqual(3)
   })
+  // The textbook definition, bit by bit: the oracle for the nibble-sum implementation.
+  fcTest.prop([fc.array(fc.record({ term: fc.string({ maxLength: 4 }), weight: fc.double({ min: 0, max: 20, noNaN: true }) }), { maxLength: 60 })])(
+    'equals the per-bit weighted vote wherever no vote is within rounding of zero',
+    (terms) => {
+      const votes = new Array<number>(64).fill(0)
+      for (const { term, weight } of terms) {
+        hashToken(term)
+        for (let b = 0; b < 64; b++) votes[b]! += ((b < 32 ? HASH_OUT[1]! >>> b : HASH_OUT[0]! >>> (b - 32)) & 1) ? weight : -weight
+      }
+      const total = terms.reduce((s, t) => s + t.weight, 0)
+      const got = simhash(terms)
+      for (let b = 0; b < 64; b++) {
+        if (Math.abs(votes[b]!) <= 1e-9 * (1 + total)) continue // a tie: either answer is a rounding artefact
+        const bit = ((b < 32 ? got.lo >>> b : got.hi >>> (b - 32)) & 1) === 1
+        expect(bit).toBe(votes[b]! > 0)
+      }
+    },
+  )
 })
