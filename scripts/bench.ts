@@ -12,7 +12,7 @@ import os from 'node:os'
 import { loadCorpus } from './corpus/load.js'
 import {
   createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
-  normalizeContent, openMemoryStore, simhash, tryCreateNodeRsSegmenter, weightTerms, type FingerprintStore, type JsonlLine, type Segmenter,
+  normalizeContent, openMemoryStore, parseJsonLine, runBatches, simhash, tryCreateNodeRsSegmenter, weightTerms, type FingerprintStore, type JsonlLine, type Segmenter,
 } from '../src/index.js'
 
 const { values } = parseArgs({
@@ -77,15 +77,14 @@ const pipeline = await measure('pipeline (analyze: all stages)', () => contents.
 async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeof createPreparePool>> | null) {
   const dedup = createDeduplicator({ store, analyzer })
   const lines: JsonlLine[] = corpus.map((d, i) => ({ line: i + 1, text: JSON.stringify({ id: d.id, content: d.content, title: d.title }) }))
-  // As the CLI does: prepare batch n+1 while batch n's store round trip is in flight.
-  let pending: Promise<unknown> | null = null
-  for (let i = 0; i < lines.length; i += 500) {
-    const batch = lines.slice(i, i + 500)
-    const preparing = pool === null ? batch.map((l) => dedup.prepare({ value: JSON.parse((l as { text: string }).text), line: l.line })) : pool.prepareLines(batch)
-    if (pending !== null) await pending
-    pending = dedup.decide(await preparing)
-  }
-  await pending
+  const batches = Array.from({ length: Math.ceil(lines.length / 500) }, (_, i) => lines.slice(i * 500, (i + 1) * 500))
+  // As the CLI does: preparation runs ahead of the in-order store round trips.
+  await runBatches(batches, {
+    prepare: (batch) => (pool === null ? batch.map((l) => dedup.prepare(parseJsonLine(l))) : pool.prepareLines(batch)),
+    decide: (items) => dedup.decide(items),
+    emit: () => undefined,
+    ahead: pool === null ? 1 : 2,
+  })
 }
 const engine1 = await measure('engine, 1 thread, memory store', async () => engineRun(await openMemoryStore(), null))
 const workers = Number(values.workers)

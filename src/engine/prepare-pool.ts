@@ -58,12 +58,15 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
   const workerData = { analyzer: options.analyzer ?? {}, blockScheme: options.blockScheme, maxContentLength: options.maxContentLength }
   const workers: Worker[] = []
   const pending = new Map<number, Pending>()
+  const queue: { lines: readonly JsonlLine[]; pending: Pending }[] = []
+  const owner = new Map<number, number>() // message seq → worker index
   let seq = 0
   let failure: Error | null = null
   const fail = (err: Error) => {
     failure ??= err
     for (const p of pending.values()) p.reject(err)
     pending.clear()
+    for (const t of queue.splice(0)) t.pending.reject(err)
   }
   const versions: Promise<string>[] = []
   for (let i = 0; i < n; i++) {
@@ -96,19 +99,44 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
     await Promise.all(workers.map((w) => w.terminate()))
     throw new DedupError('INVALID_OPTION', `Worker analyzers report version ${got[0]}, expected ${options.expectVersion}: their settings differ from the main thread's.`)
   }
-  const call = (w: Worker, lines: readonly JsonlLine[]) =>
+  // Batches are cut into small chunks handed to whichever worker has room (at most two chunks
+  // queued per worker): a worker that drew long documents does not hold the other one idle, and
+  // each worker always has its next chunk waiting when it posts a result.
+  const busy = workers.map(() => 0)
+  const pump = () => {
+    while (queue.length > 0) {
+      let w = 0
+      for (let i = 1; i < workers.length; i++) if (busy[i]! < busy[w]!) w = i
+      if (busy[w]! >= 2) return
+      const task = queue.shift()!
+      const id = seq++
+      pending.set(id, task.pending)
+      owner.set(id, w)
+      busy[w]!++
+      workers[w]!.postMessage({ seq: id, lines: task.lines })
+    }
+  }
+  for (const [i, w] of workers.entries()) {
+    w.on('message', (m: { seq?: number }) => {
+      if (m.seq === undefined || owner.get(m.seq) !== i) return
+      owner.delete(m.seq)
+      busy[i]!--
+      pump()
+    })
+  }
+  const call = (lines: readonly JsonlLine[]) =>
     new Promise<PreparedItem[]>((resolve, reject) => {
       if (failure !== null) return reject(failure)
-      const id = seq++
-      pending.set(id, { resolve, reject })
-      w.postMessage({ seq: id, lines })
+      queue.push({ lines, pending: { resolve, reject } })
+      pump()
     })
   return {
     async prepareLines(lines) {
       if (lines.length === 0) return []
-      const size = Math.ceil(lines.length / workers.length)
-      const parts = await Promise.all(workers.map((w, i) => (i * size < lines.length ? call(w, lines.slice(i * size, (i + 1) * size)) : Promise.resolve([]))))
-      return parts.flat()
+      const size = Math.max(8, Math.min(64, Math.ceil(lines.length / (workers.length * 4))))
+      const parts: Promise<PreparedItem[]>[] = []
+      for (let i = 0; i < lines.length; i += size) parts.push(call(lines.slice(i, i + size)))
+      return (await Promise.all(parts)).flat()
     },
     async close() {
       await Promise.all(workers.map((w) => w.terminate()))

@@ -2,8 +2,8 @@ import { createReadStream, createWriteStream, statSync, type WriteStream } from 
 import { resolve } from 'node:path'
 import { once } from 'node:events'
 import {
-  createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines,
-  type Decision, type JsonlLine, type PreparedItem, type DedupStatsSnapshot,
+  createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines, runBatches,
+  type Decision, type JsonlLine, type DedupStatsSnapshot,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
@@ -137,23 +137,25 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       ? await createPreparePool({ workers, analyzer, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
       : null
     try {
-      // Pipeline: prepare (CPU) batch n+1 while batch n's store round trip is in flight.
-      let pending: Promise<Decision[]> | null = null
-      let batch: JsonlLine[] = []
-      const flush = async () => {
-        const lines = batch
-        batch = []
-        const preparing: Promise<PreparedItem[]> | PreparedItem[] = pool === null ? lines.map((l) => dedup.prepare(parseJsonLine(l))) : pool.prepareLines(lines)
-        if (pending !== null) await emit(await pending)
-        pending = dedup.decide(await preparing)
+      // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
+      const batches = async function* () {
+        let batch: JsonlLine[] = []
+        for await (const l of readLines(counted)) {
+          raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
+          batch.push(l)
+          if (batch.length >= batchSize) {
+            yield batch
+            batch = []
+          }
+        }
+        if (batch.length > 0) yield batch
       }
-      for await (const l of readLines(counted)) {
-        raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
-        batch.push(l)
-        if (batch.length >= batchSize) await flush()
-      }
-      if (batch.length > 0) await flush()
-      if (pending !== null) await emit(await pending)
+      await runBatches(batches(), {
+        prepare: (lines) => (pool === null ? lines.map((l) => dedup.prepare(parseJsonLine(l))) : pool.prepareLines(lines)),
+        decide: (items) => dedup.decide(items),
+        emit,
+        ahead: pool === null ? 1 : 2,
+      })
     } finally {
       await pool?.close()
     }

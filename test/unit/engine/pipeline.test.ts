@@ -1,0 +1,62 @@
+import { describe, expect, test } from 'vitest'
+import { runBatches, type Decision, type PreparedItem } from '../../../src/index.js'
+
+const item = (n: number): PreparedItem => ({ ok: false, id: String(n), line: n, reason: 'x' })
+const decision = (i: PreparedItem): Decision => ({ id: i.ok ? i.doc.id : i.id, line: null, status: 'rejected', duplicateOf: null, distance: null, layer: null, clusterId: null, simhash: null, reason: null, rule: null })
+
+describe('runBatches', () => {
+  test('emits every batch in order while preparation runs `ahead` batches in front of deciding', async () => {
+    const log: string[] = []
+    const emitted: (string | null)[] = []
+    const batches = [[1, 2], [3], [4, 5, 6], [7], [8]]
+    await runBatches(batches, {
+      ahead: 2,
+      prepare: async (b) => {
+        log.push(`prepare ${b[0]}`)
+        await new Promise((r) => setTimeout(r, 5 * (6 - b.length))) // later batches finish first
+        return b.map(item)
+      },
+      decide: async (items) => {
+        log.push(`decide ${items[0]!.ok ? '' : items[0]!.id}`)
+        await new Promise((r) => setTimeout(r, 3))
+        return items.map(decision)
+      },
+      emit: (ds) => {
+        emitted.push(...ds.map((d) => d.id))
+      },
+    })
+    expect(emitted).toEqual(['1', '2', '3', '4', '5', '6', '7', '8'])
+    // Batch n+2 is handed to preparation before batch n is decided.
+    expect(log.indexOf('prepare 4')).toBeLessThan(log.indexOf('decide 1'))
+    expect(log.indexOf('prepare 7')).toBeLessThan(log.indexOf('decide 3'))
+  })
+
+  test('a failing decide rejects the run; nothing after it is emitted', async () => {
+    const emitted: (string | null)[] = []
+    const run = runBatches([[1], [2], [3], [4]], {
+      prepare: (b) => b.map(item),
+      decide: async (items) => {
+        if (!items[0]!.ok && items[0]!.line === 2) throw new Error('store down')
+        return items.map(decision)
+      },
+      emit: (ds) => {
+        emitted.push(...ds.map((d) => d.id))
+      },
+    })
+    await expect(run).rejects.toThrow('store down')
+    expect(emitted).toEqual(['1'])
+  })
+
+  test('a failing preparation rejects the run', async () => {
+    const run = runBatches([[1], [2], [3]], {
+      ahead: 2,
+      prepare: async (b) => {
+        if (b[0] === 3) throw new Error('worker died')
+        return b.map(item)
+      },
+      decide: async (items) => items.map(decision),
+      emit: () => undefined,
+    })
+    await expect(run).rejects.toThrow('worker died')
+  })
+})
