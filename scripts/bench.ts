@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { loadCorpus } from './corpus/load.js'
+import { containsTraditional } from '../src/normalize/_char-class.js'
 import {
   createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
   normalizeContent, openMemoryStore, parseJsonLine, runBatches, simhash, tryCreateNodeRsSegmenter, weightTerms, type FingerprintStore, type JsonlLine, type Segmenter,
@@ -38,7 +39,10 @@ function median(xs: number[]): number {
 
 interface Row { stage: string; seconds: number; docsPerSec: number; mbPerSec: number; charsPerSec: number }
 const rows: Row[] = []
-async function measure(stage: string, fn: () => unknown | Promise<unknown>, n = contents.length): Promise<Row> {
+async function measure(stage: string, fn: () => unknown | Promise<unknown>): Promise<Row> {
+  return measureSubset(stage, fn, contents.length, chars)
+}
+async function measureSubset(stage: string, fn: () => unknown | Promise<unknown>, n: number, nChars: number): Promise<Row> {
   await fn() // warm-up (JIT, dictionary build, IDF load)
   const times: number[] = []
   for (let r = 0; r < runs; r++) {
@@ -47,7 +51,7 @@ async function measure(stage: string, fn: () => unknown | Promise<unknown>, n = 
     times.push((performance.now() - t) / 1000)
   }
   const seconds = median(times)
-  const row = { stage, seconds, docsPerSec: n / seconds, mbPerSec: bytes / 1e6 / seconds, charsPerSec: chars / seconds }
+  const row = { stage, seconds, docsPerSec: n / seconds, mbPerSec: (bytes * (nChars / chars)) / 1e6 / seconds, charsPerSec: nChars / seconds }
   rows.push(row)
   console.log(`${stage.padEnd(34)} ${Math.round(row.docsPerSec).toString().padStart(7)} docs/s ${row.mbPerSec.toFixed(2).padStart(7)} MB/s ${(row.charsPerSec / 1e6).toFixed(2).padStart(6)} M chars/s`)
   return row
@@ -64,15 +68,38 @@ const weighted = tokens.map((t) => weightTerms(t, idf, stop))
 
 console.log(`\nstages (one core, segmenter ${segName}, median of ${runs}):`)
 await measure('normalise', () => contents.forEach((c) => normalizeContent(c)))
+let rawWasm: Row | undefined
 if (segName !== 'jieba-wasm') {
   const wasm = createJiebaWasmSegmenter()
-  await measure('segment (raw jieba-wasm cut, for comparison)', () => normalized.forEach((n) => wasm.cut(n)))
+  rawWasm = await measure('segment (raw jieba-wasm cut, for comparison)', () => normalized.forEach((n) => wasm.cut(n)))
 }
 const raw = await measure(`segment (raw ${segName} cut)`, () => normalized.forEach((n) => segmenter.cut(n)))
 await measure('weight (TF-IDF)', () => tokens.forEach((t) => weightTerms(t, idf, stop)))
 await measure('simhash', () => weighted.forEach((w) => simhash(w)))
 const analyzer = createAnalyzer({ segmenter })
 const pipeline = await measure('pipeline (analyze: all stages)', () => contents.forEach((c) => analyzer.analyze(c)))
+// Everything but segmentation: the same analyzer fed tokens cut beforehand.
+const preCut = new Map(normalized.map((n, i) => [n, tokens[i]!]))
+const replay: Segmenter = { name: segmenter.name, addWords: () => undefined, cut: (t) => preCut.get(t) ?? segmenter.cut(t) }
+const noSeg = createAnalyzer({ segmenter: replay })
+await measure('pipeline without segmentation', () => contents.forEach((c) => noSeg.analyze(c)))
+
+// Half of this corpus is Traditional (zh_TW pages and converted copies), which costs a
+// conversion pass; most real corpora are mostly Simplified. The same ratio on Simplified-only docs:
+const simplifiedIdx = contents.flatMap((c, i) => (containsTraditional(c) ? [] : [i]))
+const simplified = simplifiedIdx.map((i) => contents[i]!)
+const simplifiedNorm = simplifiedIdx.map((i) => normalized[i]!)
+const subChars = simplified.reduce((s, c) => s + c.length, 0)
+const subRaw = await measureSubset(`segment (raw ${segName}), Simplified-only docs`, () => simplifiedNorm.forEach((n) => segmenter.cut(n)), simplified.length, subChars)
+const subPipe = await measureSubset('pipeline, Simplified-only docs', () => simplified.forEach((c) => analyzer.analyze(c)), simplified.length, subChars)
+
+let wasmRatio: number | undefined
+if (segName !== 'jieba-wasm') {
+  // The ratio with the fallback segmenter: its own pipeline against its own raw cut.
+  const wasmAnalyzer = createAnalyzer({ segmenter: createJiebaWasmSegmenter() })
+  const wasmPipe = await measure('pipeline with jieba-wasm', () => contents.forEach((c) => wasmAnalyzer.analyze(c)))
+  wasmRatio = wasmPipe.charsPerSec / rawWasm!.charsPerSec
+}
 
 async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeof createPreparePool>> | null) {
   const dedup = createDeduplicator({ store, analyzer })
@@ -92,8 +119,18 @@ const pool = await createPreparePool({ workers, blockScheme: { blocks: 4, minMat
 const engineN = await measure(`engine, ${workers} workers, memory store`, async () => engineRun(await openMemoryStore(), pool))
 await pool.close()
 
-console.log(`\npipeline / raw segmentation (one core): ${(pipeline.charsPerSec / raw.charsPerSec).toFixed(2)}× (target ≥ 0.7×)`)
-console.log(`engine with ${workers} workers / raw segmentation: ${(engineN.charsPerSec / raw.charsPerSec).toFixed(2)}× (target ≥ 1.8× on 2 cores); vs 1 thread ${(engineN.docsPerSec / engine1.docsPerSec).toFixed(2)}×`)
+const ratios = {
+  pipelineVsRawSeg: pipeline.charsPerSec / raw.charsPerSec,
+  simplifiedPipelineVsRawSeg: subPipe.charsPerSec / subRaw.charsPerSec,
+  wasmPipelineVsRawWasm: wasmRatio,
+  engineWorkersVsRawSeg: engineN.charsPerSec / raw.charsPerSec,
+  engineWorkersVsPipeline: engineN.charsPerSec / pipeline.charsPerSec,
+  engineWorkersVsEngine1: engineN.docsPerSec / engine1.docsPerSec,
+}
+console.log(`\npipeline / raw segmentation (${segName}, one core): ${ratios.pipelineVsRawSeg.toFixed(2)}× (target ≥ 0.7×)`)
+console.log(`  on the ${simplified.length} Simplified-only docs: ${ratios.simplifiedPipelineVsRawSeg.toFixed(2)}×`)
+if (wasmRatio !== undefined) console.log(`  with jieba-wasm as the segmenter: ${wasmRatio.toFixed(2)}×`)
+console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engineWorkersVsPipeline.toFixed(2)}×; / raw segmentation: ${ratios.engineWorkersVsRawSeg.toFixed(2)}× (target ≥ 1.8×); / engine on 1 thread: ${ratios.engineWorkersVsEngine1.toFixed(2)}×`)
 
 let es: Record<string, number> | undefined
 if (values.es !== undefined) {
@@ -113,4 +150,4 @@ if (values.es !== undefined) {
   }
 }
 
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, es }, null, 2))
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, es }, null, 2))
