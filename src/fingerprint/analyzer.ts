@@ -101,6 +101,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     `short=${shortText.minTerms},${shortText.maxTopShare}`,
   ].join(';')
   const table = new TermTable(idf, stop.words, weighting.singleCharFactor, weighting.numberFactor)
+  let th = new Int32Array(1024) // token hashes in order, for MinHash (reused)
 
   return {
     version,
@@ -116,7 +117,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       let minhash: MinHashSketch | null = null
       if (!short) {
         const m = table.sequenceLength
-        const th = new Int32Array(m)
+        if (th.length < m) th = new Int32Array(Math.max(m, th.length * 2))
         for (let i = 0; i < m; i++) th[i] = table.lo[table.sequence[i]!]!
         minhash = minhashOfHashes(th, m)
       }
