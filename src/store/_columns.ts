@@ -57,7 +57,6 @@ export class I32Column {
   }
 }
 
-
 /** Unsigned 8-bit column (per-row hash tags); unwritten rows read as 0. */
 export class U8Column {
   private readonly chunks: (Uint8Array | undefined)[] = []
@@ -71,6 +70,27 @@ export class U8Column {
     const k = row >>> CHUNK_BITS
     let chunk = this.chunks[k]
     if (chunk === undefined) this.chunks[k] = chunk = new Uint8Array(CHUNK_ROWS)
+    chunk[row & CHUNK_MASK] = value
+  }
+
+  byteLength(): number {
+    return sumBytes(this.chunks)
+  }
+}
+
+/** Unsigned 16-bit column (key remainders of a `KeyIndex`); unwritten rows read as 0. */
+export class U16Column {
+  private readonly chunks: (Uint16Array | undefined)[] = []
+
+  get(row: number): number {
+    const chunk = this.chunks[row >>> CHUNK_BITS]
+    return chunk === undefined ? 0 : chunk[row & CHUNK_MASK]!
+  }
+
+  set(row: number, value: number): void {
+    const k = row >>> CHUNK_BITS
+    let chunk = this.chunks[k]
+    if (chunk === undefined) this.chunks[k] = chunk = new Uint16Array(CHUNK_ROWS)
     chunk[row & CHUNK_MASK] = value
   }
 

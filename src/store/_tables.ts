@@ -2,8 +2,9 @@ import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { ByteArena } from './_arena.js'
 import { BandStore } from './_bands.js'
 import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
-import { bucketOf32, bucketOf64, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
+import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
 import { ChainIndex } from './_chain-index.js'
+import { KEY_OUT, KeyIndex } from './_key-index.js'
 import {
   ByteWriter, ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
   LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, readRegion,
@@ -68,12 +69,6 @@ export class Tables {
   private readonly alive = new BitColumn()
   /** 8 bits of each id's hash: an id lookup compares strings only for rows whose tag matches. */
   private readonly idTag = new U8Column()
-  private readonly contentHi = new U32Column()
-  private readonly contentLo = new U32Column()
-  private readonly urlHi = new U32Column()
-  private readonly urlLo = new U32Column()
-  private readonly titleHi = new U32Column()
-  private readonly titleLo = new U32Column()
   /** Arena position of each group of 2^GROUP_BITS rows' string regions. */
   private readonly groupPos = new U32Column()
   private readonly explicitPos = new U32Column()
@@ -83,9 +78,10 @@ export class Tables {
   // Loads trade memory (heads cost 4 / load bytes a row) against chain walks per lookup.
   private readonly ids = new ChainIndex(4)
   private readonly clusters = new ChainIndex(4, true)
-  private readonly content = new ChainIndex(8)
-  private readonly urls = new ChainIndex(8)
-  private readonly titles = new ChainIndex(8)
+  // Exact-layer keys live only in their indexes (6 bytes of remainder a key, not 8).
+  private readonly content = new KeyIndex(true, 8)
+  private readonly urls = new KeyIndex(true, 8)
+  private readonly titles = new KeyIndex(true, 8)
   private readonly postings = new Postings()
   private readonly bands = new BandStore(this.alive)
   private readonly view = new PutView()
@@ -146,32 +142,15 @@ export class Tables {
     this.alive.set(row, true)
     this.idTag.set(row, idHash & 255)
     this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
-    this.contentHi.set(row, v.contentHi)
-    this.contentLo.set(row, v.contentLo)
-    if ((flags & F_URL) !== 0) {
-      this.urlHi.set(row, v.urlHi)
-      this.urlLo.set(row, v.urlLo)
-    }
-    if ((flags & F_TITLE) !== 0) {
-      this.titleHi.set(row, v.titleHi)
-      this.titleLo.set(row, v.titleLo)
-    }
     this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
     this.rows++
     this.live++
 
     this.ids.link(row, bucketOf32(idHash, this.ids.bits))
     if (this.ids.full()) this.relinkIds()
-    this.content.link(row, bucketOf64(v.contentHi, v.contentLo, this.content.bits))
-    if (this.content.full()) this.relinkKeys(this.content, this.contentHi, this.contentLo, 0)
-    if ((flags & F_URL) !== 0) {
-      this.urls.link(row, bucketOf64(v.urlHi, v.urlLo, this.urls.bits))
-      if (this.urls.full()) this.relinkKeys(this.urls, this.urlHi, this.urlLo, F_URL)
-    }
-    if ((flags & F_TITLE) !== 0) {
-      this.titles.link(row, bucketOf64(v.titleHi, v.titleLo, this.titles.bits))
-      if (this.titles.full()) this.relinkKeys(this.titles, this.titleHi, this.titleLo, F_TITLE)
-    }
+    this.content.link(row, v.contentHi, v.contentLo, this.alive)
+    if ((flags & F_URL) !== 0) this.urls.link(row, v.urlHi, v.urlLo, this.alive)
+    if ((flags & F_TITLE) !== 0) this.titles.link(row, v.titleHi, v.titleLo, this.alive)
     if ((flags & F_SELF) === 0) {
       this.clusters.link(row, bucketOf32(hashBytes(buf, v.clusterStart, v.clusterLen), this.clusters.bits))
       if (this.clusters.full()) this.relinkClusters()
@@ -276,14 +255,6 @@ export class Tables {
     }
   }
 
-  private relinkKeys(index: ChainIndex, hiCol: U32Column, loCol: U32Column, flag: number): void {
-    index.reset(index.bits + 1)
-    for (let row = 0; row < this.rows; row++) {
-      if (!this.alive.has(row) || (this.meta.get(row) & flag) !== flag) continue
-      index.link(row, bucketOf64(hiCol.get(row), loCol.get(row), index.bits))
-    }
-  }
-
   /** Whether a row is live. */
   isLive(row: number): boolean {
     return row >= 0 && row < this.rows && this.alive.has(row)
@@ -295,13 +266,13 @@ export class Tables {
     const since = q.since ?? -Infinity
     const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
     if (isHex16(q.contentHash)) {
-      this.keyRoute(this.content, this.contentHi, this.contentLo, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(this.content, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
     }
     if (isHex16(q.urlHash)) {
-      this.keyRoute(this.urls, this.urlHi, this.urlLo, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(this.urls, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
     }
     if (isHex16(q.titleHash)) {
-      this.keyRoute(this.titles, this.titleHi, this.titleLo, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(this.titles, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
     if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
@@ -323,13 +294,13 @@ export class Tables {
   }
 
   private keyRoute(
-    index: ChainIndex, hiCol: U32Column, loCol: U32Column, flag: number, kHi: number, kLo: number,
+    index: KeyIndex, flag: number, kHi: number, kLo: number,
     since: number, exclude: number, max: number, seen: Set<number>, out: number[],
   ): void {
-    let row = index.heads[bucketOf64(kHi, kLo, index.bits)]!
+    let row = index.seek(kHi, kLo)
     let found = 0
     while (row >= 0 && found < max) {
-      if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && hiCol.get(row) === kHi && loCol.get(row) === kLo
+      if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && index.matches(row)
         && row !== exclude && this.time.get(row) >= since) {
         found++
         if (!seen.has(row)) {
@@ -337,7 +308,7 @@ export class Tables {
           out.push(row)
         }
       }
-      row = index.next.get(row)
+      row = index.next(row)
     }
   }
 
@@ -464,9 +435,9 @@ export class Tables {
       id,
       fingerprint: { hi, lo },
       blocks: layout === EXPLICIT_LAYOUT ? this.explicitTerms(row) : this.layoutTerms(layout, hi, lo),
-      contentHash: toHex16(this.contentHi.get(row), this.contentLo.get(row)),
-      urlHash: (flags & F_URL) !== 0 ? toHex16(this.urlHi.get(row), this.urlLo.get(row)) : null,
-      titleHash: (flags & F_TITLE) !== 0 ? toHex16(this.titleHi.get(row), this.titleLo.get(row)) : null,
+      contentHash: keyHex(this.content, row),
+      urlHash: (flags & F_URL) !== 0 ? keyHex(this.urls, row) : null,
+      titleHash: (flags & F_TITLE) !== 0 ? keyHex(this.titles, row) : null,
       short: (flags & F_SHORT) !== 0,
       clusterId: (flags & F_SELF) !== 0 ? id : a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen),
       duplicateOf: (flags & F_DUP) !== 0 ? a.toString('utf8', r.dupStart, r.dupStart + r.dupLen) : null,
@@ -511,12 +482,12 @@ export class Tables {
     w.u32(this.hi.get(row))
     w.u32(this.lo.get(row))
     w.f64(this.time.get(row))
-    w.u32(this.contentHi.get(row))
-    w.u32(this.contentLo.get(row))
-    w.u32(this.urlHi.get(row))
-    w.u32(this.urlLo.get(row))
-    w.u32(this.titleHi.get(row))
-    w.u32(this.titleLo.get(row))
+    for (const [index, flag] of [[this.content, 0], [this.urls, F_URL], [this.titles, F_TITLE]] as const) {
+      if ((flags & flag) === flag) index.keyOf(row)
+      else KEY_OUT[0] = KEY_OUT[1] = 0
+      w.u32(KEY_OUT[0])
+      w.u32(KEY_OUT[1])
+    }
     w.u8(layout === EXPLICIT_LAYOUT ? LOG_EXPLICIT_LAYOUT : layout)
     w.shortString(this.versions.strings[m >>> VERSION_SHIFT]!)
     if (layout === EXPLICIT_LAYOUT) {
@@ -531,13 +502,18 @@ export class Tables {
 
   /** Bytes held by typed arrays and the arena (JS-heap Maps and strings not included). */
   byteLength(): number {
-    const columns = [this.hi, this.lo, this.meta, this.alive, this.idTag, this.contentHi, this.contentLo, this.urlHi, this.urlLo,
-      this.titleHi, this.titleLo, this.groupPos, this.explicitPos, this.explicitPool]
+    const columns = [this.hi, this.lo, this.meta, this.alive, this.idTag, this.groupPos, this.explicitPos, this.explicitPool]
     let total = this.arena.byteLength() + this.postings.byteLength() + this.time.byteLength() + this.bands.byteLength()
     for (const c of columns) total += c.byteLength()
     for (const index of [this.ids, this.clusters, this.content, this.urls, this.titles]) total += index.byteLength()
     return total
   }
+}
+
+/** A row's key in `index` as 16 hex digits. */
+function keyHex(index: KeyIndex, row: number): string {
+  index.keyOf(row)
+  return toHex16(KEY_OUT[0], KEY_OUT[1])
 }
 
 function byClusterSize(a: { clusterId: string; size: number }, b: { clusterId: string; size: number }): number {
