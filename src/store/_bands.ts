@@ -62,25 +62,42 @@ export class BandStore {
     for (const index of this.indexes) index.reserve(rows)
   }
 
-  /** `row`'s band terms, or undefined when it has none. */
-  terms(row: number): string[] | undefined {
+  /**
+   * Appends to `out` the indexes holding `row`'s canonical bands, in band order, and returns how
+   * many: the owner walks them with its own (`chainEnds`) and passes the ends to `terms`/`encode`.
+   */
+  indexesOf(row: number, out: KeyIndex[], at: number): number {
+    const count = this.counts.get(row)
+    if (count === 0 || count === EXPLICIT_BANDS) return 0
+    for (let i = 0; i < count; i++) out[at + i] = this.indexes[i]!
+    return count
+  }
+
+  /** `row`'s band terms, or undefined when it has none; `ends[at…]` from walking `indexesOf(row)`. */
+  terms(row: number, ends: Int32Array, at: number): string[] | undefined {
     const count = this.counts.get(row)
     if (count === 0) return undefined
     if (count !== EXPLICIT_BANDS) {
       const out = new Array<string>(count)
-      for (let i = 0; i < count; i++) out[i] = bandTerm(i, this.valueAt(row, i))
+      for (let i = 0; i < count; i++) {
+        this.indexes[i]!.keyAt(row, ends[at + i]!)
+        out[i] = bandTerm(i, KEY_OUT[1])
+      }
       return out
     }
     return this.explicitRows.get(row)!.map((id) => this.explicit!.strings[id]!)
   }
 
-  /** Appends `row`'s band section of a PUT entry (for compaction). */
-  encode(row: number, w: ByteWriter): void {
+  /** Appends `row`'s band section of a PUT entry (for compaction); `ends` as for `terms`. */
+  encode(row: number, w: ByteWriter, ends: Int32Array, at: number): void {
     const count = this.counts.get(row)
     w.u8(count)
     if (count === 0) return
     if (count !== EXPLICIT_BANDS) {
-      for (let i = 0; i < count; i++) w.u32(this.valueAt(row, i))
+      for (let i = 0; i < count; i++) {
+        this.indexes[i]!.keyAt(row, ends[at + i]!)
+        w.u32(KEY_OUT[1])
+      }
       return
     }
     const ids = this.explicitRows.get(row)!
@@ -115,12 +132,6 @@ export class BandStore {
     let total = this.counts.byteLength() + (this.explicit?.byteLength() ?? 0)
     for (const index of this.indexes) total += index.byteLength()
     return total
-  }
-
-  /** The canonical value of `row`'s band `position` (the row has one there). */
-  private valueAt(row: number, position: number): number {
-    this.indexes[position]!.keyOf(row)
-    return KEY_OUT[1]
   }
 
   private index(position: number): KeyIndex {

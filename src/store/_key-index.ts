@@ -1,9 +1,12 @@
-import { U16Column, U32Column, type BitColumn } from './_columns.js'
-import { TailLinkColumn } from './_links.js'
+import { CHUNK_BITS, type BitColumn } from './_columns.js'
 
 /** Fewest bucket bits: the bucket must pin down the top 16 bits of the mixed key. */
 const MIN_BITS = 16
 const MAX_BITS = 30
+const CHUNK_ROWS = 1 << CHUNK_BITS
+const CHUNK_MASK = CHUNK_ROWS - 1
+/** Stored link word meaning "see the overflow Map". */
+const FAR = 0xffffff
 
 /** Keys of the three Feistel rounds of the 64-bit mix (arbitrary odd constants). */
 const ROUND_KEYS_64 = [0x3c6ef372, 0xa54ff53a, 0x510e527f] as const
@@ -79,31 +82,35 @@ function unmix32(v: number): number {
  *
  * The key is mixed by a bijection and the bucket is the top `bits` (≥ 16) bits of the result, so
  * every row of a bucket shares the mixed key's top 16 bits. Each row therefore stores only the
- * rest (16 bits of a 32-bit key, 48 of a 64-bit one), and the 16 shared bits once per chain, in
- * its oldest row's link (`TailLinkColumn`). A lookup compares remainders within one bucket,
- * which is exact; rebuilding a row's key walks its chain to the end (a few rows). A 64-bit key
- * costs 6 bytes of remainder + 3 of link + 4 / load of heads (11.7 as two uint32 columns beside
- * a chain index), a 32-bit one 5 + 4 / load (7.5).
+ * rest (16 bits of a 32-bit key, 48 of a 64-bit one) next to its 3-byte chain link, in one slot
+ * (one cache line to read per row walked); the 16 shared bits are kept once per chain, in its
+ * oldest row's link. A 64-bit key costs 9 bytes + 4 / load of heads (11.7 as two uint32 columns
+ * beside a chain index), a 32-bit one 5 + 4 / load (7.5).
  *
- * Chains run newest to oldest; dead rows stay linked until `grow` (or the owner's rebuild) drops
- * them, and walkers skip them.
+ * A lookup compares remainders within one bucket, which is exact. Rebuilding a row's key walks
+ * its chain to the end (a few rows; `chainEnds` walks several chains at once so the reads
+ * overlap). Chains run newest to oldest; dead rows stay linked until `grow` (or the owner's
+ * rebuild) drops them, and walkers skip them.
+ *
+ * The link word w is read against its row: 1 ≤ w ≤ row is the distance back to the next (older)
+ * row; w > row ends the chain with top bits w − row − 1 (rows below 2^24 − 2^16 − 1 always fit);
+ * FAR sends the rare word that does not fit to an overflow Map.
  */
 export class KeyIndex {
   heads: Int32Array
   bits = MIN_BITS
   /** Rows linked since the last reset (dead ones included). */
   linked = 0
-  private readonly links = new TailLinkColumn()
-  /** Bits 15..0 of the mixed key's high word. */
-  private readonly rem16 = new U16Column()
-  /** The mixed key's low word (64-bit keys only). */
-  private readonly rem32: U32Column | undefined
+  /** Bytes per row: link (3), bits 15..0 of the mixed key's high word (2), its low word (4, 64-bit keys). */
+  private readonly stride: number
+  private readonly chunks: (Uint8Array | undefined)[] = []
+  private readonly far = new Map<number, number>()
   private qRem16 = 0
   private qRem32 = 0
 
   /** `wide`: 64-bit keys (else 32-bit). `maxLoad`: average rows per bucket before the heads double. */
   constructor(readonly wide: boolean, private readonly maxLoad: number) {
-    this.rem32 = wide ? new U32Column() : undefined
+    this.stride = wide ? 9 : 5
     this.heads = new Int32Array(1 << MIN_BITS).fill(-1)
   }
 
@@ -122,9 +129,20 @@ export class KeyIndex {
   link(row: number, hi: number, lo: number, alive: BitColumn): void {
     const m = this.mixed(hi, lo)
     const bucket = m >>> (32 - this.bits)
-    this.rem16.set(row, m & 0xffff)
-    if (this.rem32 !== undefined) this.rem32.set(row, KEY_OUT[1])
-    this.links.set(row, this.heads[bucket]!, m >>> 16)
+    const k = row >>> CHUNK_BITS
+    let chunk = this.chunks[k]
+    if (chunk === undefined) this.chunks[k] = chunk = new Uint8Array(CHUNK_ROWS * this.stride)
+    const i = (row & CHUNK_MASK) * this.stride
+    chunk[i + 3] = m
+    chunk[i + 4] = m >>> 8
+    if (this.wide) {
+      const r = KEY_OUT[1]
+      chunk[i + 5] = r
+      chunk[i + 6] = r >>> 8
+      chunk[i + 7] = r >>> 16
+      chunk[i + 8] = r >>> 24
+    }
+    this.setLink(row, this.heads[bucket]!, m >>> 16)
     this.heads[bucket] = row
     if (++this.linked > this.maxLoad * this.heads.length && this.bits < MAX_BITS) this.grow(alive)
   }
@@ -142,43 +160,80 @@ export class KeyIndex {
 
   /** Whether `row` (met while walking the sought bucket) has the key passed to `seek`. */
   matches(row: number): boolean {
-    return this.rem16.get(row) === this.qRem16 && (this.rem32 === undefined || this.rem32.get(row) === this.qRem32)
+    const chunk = this.chunks[row >>> CHUNK_BITS]!
+    const i = (row & CHUNK_MASK) * this.stride
+    if ((chunk[i + 3]! | (chunk[i + 4]! << 8)) !== this.qRem16) return false
+    return !this.wide || ((chunk[i + 5]! | (chunk[i + 6]! << 8) | (chunk[i + 7]! << 16) | (chunk[i + 8]! << 24)) >>> 0) === this.qRem32
   }
 
-  /** The row after `row` in its bucket, or a negative number at the end. */
+  /** The row after `row` in its bucket, or −1 − (the chain's top 16 bits) at its end. */
   next(row: number): number {
-    return this.links.get(row)
+    const chunk = this.chunks[row >>> CHUNK_BITS]
+    if (chunk === undefined) return -1
+    const i = (row & CHUNK_MASK) * this.stride
+    const w = chunk[i]! | (chunk[i + 1]! << 8) | (chunk[i + 2]! << 16)
+    return w === FAR ? this.far.get(row)! : row - w
+  }
+
+  /** The key of linked `row` into KEY_OUT ([hi, lo]; a 32-bit key in lo, hi = 0). */
+  keyOf(row: number): void {
+    let end = this.next(row)
+    while (end >= 0) end = this.next(end)
+    this.keyAt(row, end)
   }
 
   /**
-   * The key of linked `row`, into KEY_OUT ([hi, lo]; a 32-bit key in lo, hi = 0). Walks to the
-   * end of the row's chain for the top 16 bits.
+   * The key of linked `row` into KEY_OUT, given `end`: what `next` returned at the end of its
+   * chain (see `chainEnds`).
    */
-  keyOf(row: number): void {
-    let next = this.links.get(row)
-    while (next >= 0) next = this.links.get(next)
-    const top = -1 - next
-    const high = ((top << 16) | this.rem16.get(row)) >>> 0
-    if (this.rem32 !== undefined) {
-      unmix64(high, this.rem32.get(row))
+  keyAt(row: number, end: number): void {
+    const chunk = this.chunks[row >>> CHUNK_BITS]!
+    const i = (row & CHUNK_MASK) * this.stride
+    const high = (((-1 - end) << 16) | chunk[i + 3]! | (chunk[i + 4]! << 8)) >>> 0
+    if (this.wide) {
+      unmix64(high, (chunk[i + 5]! | (chunk[i + 6]! << 8) | (chunk[i + 7]! << 16) | (chunk[i + 8]! << 24)) >>> 0)
       return
     }
     KEY_OUT[0] = 0
     KEY_OUT[1] = unmix32(high)
   }
 
-  /** Bytes held (heads, links, remainders). */
+  /** Bytes held (heads and row slots; the overflow Map's few entries are not counted). */
   byteLength(): number {
-    return this.heads.byteLength + this.links.byteLength() + this.rem16.byteLength() + (this.rem32?.byteLength() ?? 0)
+    let total = this.heads.byteLength
+    for (const c of this.chunks) if (c !== undefined) total += c.byteLength
+    return total
   }
 
   /** The mixed key's high word (returned) and low word (KEY_OUT[1], 64-bit keys). */
   private mixed(hi: number, lo: number): number {
-    if (this.rem32 !== undefined) {
+    if (this.wide) {
       mix64(hi, lo)
       return KEY_OUT[0]
     }
     return mix32(lo)
+  }
+
+  /** Links `row` to `next` (an older row), or ends its chain with `top` when `next` < 0. */
+  private setLink(row: number, next: number, top: number): void {
+    let w = next < 0 ? row + 1 + top : row - next
+    if (w >= FAR) {
+      this.far.set(row, next < 0 ? -1 - top : next)
+      w = FAR
+    } else if (this.far.size > 0) {
+      this.far.delete(row)
+    }
+    const chunk = this.chunks[row >>> CHUNK_BITS]!
+    const i = (row & CHUNK_MASK) * this.stride
+    chunk[i] = w
+    chunk[i + 1] = w >>> 8
+    chunk[i + 2] = w >>> 16
+  }
+
+  private rem16(row: number): number {
+    const chunk = this.chunks[row >>> CHUNK_BITS]!
+    const i = (row & CHUNK_MASK) * this.stride
+    return chunk[i + 3]! | (chunk[i + 4]! << 8)
   }
 
   /**
@@ -195,18 +250,18 @@ export class KeyIndex {
     let linked = 0
     for (let b = 0; b < old.length; b++) {
       chain.length = 0
-      for (let row = old[b]!; row >= 0; row = this.links.get(row)) chain.push(row)
+      for (let row = old[b]!; row >= 0; row = this.next(row)) chain.push(row)
       const top = (b >>> (this.bits - 1 - MIN_BITS)) & 0xffff
       let prev0 = -1
       let prev1 = -1
       for (let i = chain.length - 1; i >= 0; i--) {
         const row = chain[i]!
         if (!alive.has(row)) continue
-        if (((this.rem16.get(row) >>> shift) & 1) === 0) {
-          this.links.set(row, prev0, top)
+        if (((this.rem16(row) >>> shift) & 1) === 0) {
+          this.setLink(row, prev0, top)
           prev0 = row
         } else {
-          this.links.set(row, prev1, top)
+          this.setLink(row, prev1, top)
           prev1 = row
         }
         linked++
@@ -216,5 +271,25 @@ export class KeyIndex {
     }
     this.heads = heads
     this.linked = linked
+  }
+}
+
+/**
+ * For linked `row` in each of `indexes[0, count)`, what `next` returns at the end of its chain,
+ * into `ends` (for `keyAt`). Walks the chains in lockstep: the walks are independent, so their
+ * cache misses overlap instead of queueing one after another.
+ */
+export function chainEnds(indexes: readonly KeyIndex[], count: number, row: number, ends: Int32Array): void {
+  for (let k = 0; k < count; k++) ends[k] = indexes[k]!.next(row)
+  let walking = true
+  while (walking) {
+    walking = false
+    for (let k = 0; k < count; k++) {
+      const at = ends[k]!
+      if (at < 0) continue
+      const next = indexes[k]!.next(at)
+      ends[k] = next
+      if (next >= 0) walking = true
+    }
   }
 }

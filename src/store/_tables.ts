@@ -4,7 +4,7 @@ import { BandStore } from './_bands.js'
 import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
 import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
 import { ChainIndex } from './_chain-index.js'
-import { KEY_OUT, KeyIndex } from './_key-index.js'
+import { KEY_OUT, KeyIndex, chainEnds } from './_key-index.js'
 import {
   ByteWriter, ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
   LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, readRegion,
@@ -76,12 +76,16 @@ export class Tables {
   private explicitFill = 0
   private readonly arena = new ByteArena()
   // Loads trade memory (heads cost 4 / load bytes a row) against chain walks per lookup.
-  private readonly ids = new ChainIndex(4)
+  private readonly ids = new ChainIndex(8)
   private readonly clusters = new ChainIndex(4, true)
   // Exact-layer keys live only in their indexes (6 bytes of remainder a key, not 8).
   private readonly content = new KeyIndex(true, 8)
   private readonly urls = new KeyIndex(true, 8)
   private readonly titles = new KeyIndex(true, 8)
+  private readonly keyIndexes: readonly KeyIndex[] = [this.content, this.urls, this.titles]
+  private readonly keyOrder: KeyIndex[] = [this.content, this.urls, this.titles]
+  private walked = new Int32Array(11)
+  private readonly keyEnds = new Int32Array(3)
   private readonly postings = new Postings()
   private readonly bands = new BandStore(this.alive)
   private readonly view = new PutView()
@@ -425,6 +429,7 @@ export class Tables {
   record(row: number): FingerprintRecord {
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
+    this.walkKeys(row, flags)
     const a = this.locate(row)
     const r = this.region
     const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
@@ -435,9 +440,9 @@ export class Tables {
       id,
       fingerprint: { hi, lo },
       blocks: layout === EXPLICIT_LAYOUT ? this.explicitTerms(row) : this.layoutTerms(layout, hi, lo),
-      contentHash: keyHex(this.content, row),
-      urlHash: (flags & F_URL) !== 0 ? keyHex(this.urls, row) : null,
-      titleHash: (flags & F_TITLE) !== 0 ? keyHex(this.titles, row) : null,
+      contentHash: this.keyHex(0, row),
+      urlHash: (flags & F_URL) !== 0 ? this.keyHex(1, row) : null,
+      titleHash: (flags & F_TITLE) !== 0 ? this.keyHex(2, row) : null,
       short: (flags & F_SHORT) !== 0,
       clusterId: (flags & F_SELF) !== 0 ? id : a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen),
       duplicateOf: (flags & F_DUP) !== 0 ? a.toString('utf8', r.dupStart, r.dupStart + r.dupLen) : null,
@@ -447,9 +452,35 @@ export class Tables {
       indexedAt: this.time.get(row),
     }
     if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
-    const bands = this.bands.terms(row)
+    const bands = this.bands.terms(row, this.walked, 3)
     if (bands !== undefined) record.bands = bands
     return record
+  }
+
+  /**
+   * Walks all of `row`'s chains that hold its keys (content, URL and title per `flags`, then its
+   * bands) together, so their memory reads overlap: `keyEnds` gets the exact-layer ends by index
+   * (0 content, 1 URL, 2 title) and `walked[3…]` the band ends.
+   */
+  private walkKeys(row: number, flags: number): void {
+    const url = (flags & F_URL) !== 0
+    const title = (flags & F_TITLE) !== 0
+    const order = this.keyOrder
+    order[0] = this.content
+    order[1] = url ? this.urls : this.content
+    order[2] = title ? this.titles : this.content
+    const n = 3 + this.bands.indexesOf(row, order, 3)
+    if (this.walked.length < n) this.walked = new Int32Array(n)
+    chainEnds(order, n, row, this.walked)
+    this.keyEnds[0] = this.walked[0]!
+    this.keyEnds[1] = this.walked[1]!
+    this.keyEnds[2] = this.walked[2]!
+  }
+
+  /** Key `k` (0 content, 1 URL, 2 title) of `row` as 16 hex digits, after `walkKeys(row)`. */
+  private keyHex(k: number, row: number): string {
+    this.keyIndexes[k]!.keyAt(row, this.keyEnds[k]!)
+    return toHex16(KEY_OUT[0], KEY_OUT[1])
   }
 
   /** Terms of a layout row, from the term dictionary (no string is built for a term seen before). */
@@ -482,8 +513,9 @@ export class Tables {
     w.u32(this.hi.get(row))
     w.u32(this.lo.get(row))
     w.f64(this.time.get(row))
-    for (const [index, flag] of [[this.content, 0], [this.urls, F_URL], [this.titles, F_TITLE]] as const) {
-      if ((flags & flag) === flag) index.keyOf(row)
+    this.walkKeys(row, flags)
+    for (let k = 0; k < 3; k++) {
+      if (k === 0 || (flags & (k === 1 ? F_URL : F_TITLE)) !== 0) this.keyIndexes[k]!.keyAt(row, this.keyEnds[k]!)
       else KEY_OUT[0] = KEY_OUT[1] = 0
       w.u32(KEY_OUT[0])
       w.u32(KEY_OUT[1])
@@ -495,7 +527,7 @@ export class Tables {
       w.u8(terms.length)
       for (const t of terms) w.shortString(t)
     }
-    this.bands.encode(row, w)
+    this.bands.encode(row, w, this.walked, 3)
     const a = this.locate(row)
     w.bytes(a, this.region.start, this.region.end)
   }
@@ -508,12 +540,6 @@ export class Tables {
     for (const index of [this.ids, this.clusters, this.content, this.urls, this.titles]) total += index.byteLength()
     return total
   }
-}
-
-/** A row's key in `index` as 16 hex digits. */
-function keyHex(index: KeyIndex, row: number): string {
-  index.keyOf(row)
-  return toHex16(KEY_OUT[0], KEY_OUT[1])
 }
 
 function byClusterSize(a: { clusterId: string; size: number }, b: { clusterId: string; size: number }): number {

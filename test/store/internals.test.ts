@@ -6,7 +6,7 @@ import { LayoutRegistry, termString } from '../../src/store/_block-layout.js'
 import { isHex16, toHex16, hexHi, hexLo } from '../../src/store/_bytes.js'
 import { BitColumn, DictColumn, SparseI32Column } from '../../src/store/_columns.js'
 import { KEY_OUT, KeyIndex } from '../../src/store/_key-index.js'
-import { LinkColumn, TailLinkColumn } from '../../src/store/_links.js'
+import { LinkColumn } from '../../src/store/_links.js'
 import { openMemoryStore } from '../../src/store/memory.js'
 import { makeRecord } from './_records.js'
 
@@ -27,21 +27,24 @@ describe('store internals', () => {
     expect(() => links.set(7, 7)).toThrow(/older rows/)
   })
 
-  test('TailLinkColumn keeps links and chain-end payloads, near and far, exactly', () => {
-    const links = new TailLinkColumn()
+  test('KeyIndex keeps links and chain ends that do not fit in 3 bytes (rows ≥ 2^24) exactly', () => {
+    const index = new KeyIndex(true, 8)
+    const alive = new BitColumn()
     const far = 20_000_000
-    links.set(0, -1, 0)
-    links.set(5, -1, 0xffff)
-    links.set(9, 5, 7)
-    links.set(far, 9, 0)
-    links.set(far + 1, -1, 0x1234)
-    links.set(far + 2, far + 1, 0)
-    const read = [0, 5, 9, far, far + 1, far + 2].map((row) => links.get(row))
-    expect(read).toEqual([-1, -1 - 0xffff, 5, 9, -1 - 0x1234, far + 1])
-    // Relinking a far link to a near one must drop the far entry.
-    links.set(far, far - 10, 0)
-    expect(links.get(far)).toBe(far - 10)
-    expect(() => links.set(7, 7, 0)).toThrow(/older rows/)
+    const rows = [0, 5, far, far + 1, far + 2]
+    // Rows 0, 5 and far + 2 share a key: far + 2 links 20 M rows back; far + 1 ends its own chain.
+    const keys: [number, number][] = [[7, 9], [7, 9], [0xffffffff, 0xfffffffe], [1, 0], [7, 9]]
+    rows.forEach((row, i) => {
+      alive.set(row, true)
+      index.link(row, keys[i]![0], keys[i]![1], alive)
+    })
+    rows.forEach((row, i) => {
+      index.keyOf(row)
+      expect([KEY_OUT[0], KEY_OUT[1]]).toEqual(keys[i])
+    })
+    const found: number[] = []
+    for (let row = index.seek(7, 9); row >= 0; row = index.next(row)) if (index.matches(row)) found.push(row)
+    expect(found).toEqual([far + 2, 5, 0])
   })
 
   test.each([true, false])('KeyIndex (64-bit keys: %s) finds exactly the rows of a key and rebuilds every key, across growth', (wide) => {
