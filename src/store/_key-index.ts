@@ -230,44 +230,52 @@ export class KeyIndex {
     chunk[i + 2] = w >>> 16
   }
 
-  private rem16(row: number): number {
-    const chunk = this.chunks[row >>> CHUNK_BITS]!
-    const i = (row & CHUNK_MASK) * this.stride
-    return chunk[i + 3]! | (chunk[i + 4]! << 8)
-  }
 
   /**
-   * Doubles the buckets, dropping dead rows. Bucket b splits into 2b and 2b + 1 by the next bit of
-   * the mixed key, which the remainder holds (bits ≥ 16), and each half keeps its newest-first
-   * order; the chain ends keep their top 16 bits. No key is rebuilt.
+   * Doubles the buckets, dropping dead rows, in two sequential passes over the rows (walking the
+   * chains instead would cost a cache miss per row). First each linked row's top 16 bits: its
+   * chain end's, or those of the older row it links to, found earlier in the pass. Then every
+   * live row is relinked, oldest first, into the bucket its top bits and remainder give.
+   * A row's link word is 0 exactly when it is not linked (never, or dropped here).
    */
   private grow(alive: BitColumn): void {
-    const old = this.heads
-    const shift = 31 - this.bits
-    this.bits++
-    const heads = new Int32Array(1 << this.bits).fill(-1)
-    const chain: number[] = []
-    let linked = 0
-    for (let b = 0; b < old.length; b++) {
-      chain.length = 0
-      for (let row = old[b]!; row >= 0; row = this.next(row)) chain.push(row)
-      const top = (b >>> (this.bits - 1 - MIN_BITS)) & 0xffff
-      let prev0 = -1
-      let prev1 = -1
-      for (let i = chain.length - 1; i >= 0; i--) {
-        const row = chain[i]!
-        if (!alive.has(row)) continue
-        if (((this.rem16(row) >>> shift) & 1) === 0) {
-          this.setLink(row, prev0, top)
-          prev0 = row
-        } else {
-          this.setLink(row, prev1, top)
-          prev1 = row
-        }
-        linked++
+    const stride = this.stride
+    const end = this.chunks.length * CHUNK_ROWS
+    const tops = new Uint16Array(end)
+    for (let row = 0; row < end; row++) {
+      const chunk = this.chunks[row >>> CHUNK_BITS]
+      if (chunk === undefined) {
+        row |= CHUNK_MASK
+        continue
       }
-      heads[2 * b] = prev0
-      heads[2 * b + 1] = prev1
+      const i = (row & CHUNK_MASK) * stride
+      const w = chunk[i]! | (chunk[i + 1]! << 8) | (chunk[i + 2]! << 16)
+      if (w === 0) continue
+      const next = w === FAR ? this.far.get(row)! : row - w
+      tops[row] = next < 0 ? -1 - next : tops[next]!
+    }
+    this.bits++
+    const shift = 32 - this.bits
+    const heads = new Int32Array(1 << this.bits).fill(-1)
+    let linked = 0
+    for (let row = 0; row < end; row++) {
+      const chunk = this.chunks[row >>> CHUNK_BITS]
+      if (chunk === undefined) {
+        row |= CHUNK_MASK
+        continue
+      }
+      const i = (row & CHUNK_MASK) * stride
+      if ((chunk[i]! | chunk[i + 1]! | chunk[i + 2]!) === 0) continue
+      if (!alive.has(row)) {
+        chunk[i] = chunk[i + 1] = chunk[i + 2] = 0
+        this.far.delete(row)
+        continue
+      }
+      const top = tops[row]!
+      const bucket = (((top << 16) | chunk[i + 3]! | (chunk[i + 4]! << 8)) >>> 0) >>> shift
+      this.setLink(row, heads[bucket]!, top)
+      heads[bucket] = row
+      linked++
     }
     this.heads = heads
     this.linked = linked
