@@ -75,8 +75,8 @@ function positiveInt(name: string, value: unknown): number {
 
 /**
  * The embedded fingerprint store: columnar in-memory tables, optionally backed by an append-only,
- * crash-safe log in a directory (see `openMemoryStore`). About 85 bytes a record at 10 M records
- * (heap + external), 165 with MinHash sketches and 8 band terms (see scripts/bench-store.ts).
+ * crash-safe log in a directory (see `openMemoryStore`). About 78 bytes a record at 10 M records
+ * (heap + external), 143 with MinHash sketches and 8 band terms (see scripts/bench-store.ts).
  *
  * @example
  * const store = new MemoryStore()           // in memory only
