@@ -465,6 +465,7 @@ export class Tables {
   private walkKeys(row: number, flags: number): void {
     const url = (flags & F_URL) !== 0
     const title = (flags & F_TITLE) !== 0
+    // Fixed places for the three keys; an absent one walks the content chain again (same reads).
     const order = this.keyOrder
     order[0] = this.content
     order[1] = url ? this.urls : this.content
