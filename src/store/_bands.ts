@@ -73,6 +73,11 @@ export class BandStore {
     return count
   }
 
+  /** `KeyIndex.tops` of each band position's index (for whole-table passes; see `Tables.keyTops`). */
+  tops(): Uint16Array[] {
+    return this.indexes.map((index) => index.tops())
+  }
+
   /** `row`'s band terms, or undefined when it has none; `ends[at…]` from walking `indexesOf(row)`. */
   terms(row: number, ends: Int32Array, at: number): string[] | undefined {
     const count = this.counts.get(row)

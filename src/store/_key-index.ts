@@ -232,13 +232,12 @@ export class KeyIndex {
 
 
   /**
-   * Doubles the buckets, dropping dead rows, in two sequential passes over the rows (walking the
-   * chains instead would cost a cache miss per row). First each linked row's top 16 bits: its
-   * chain end's, or those of the older row it links to, found earlier in the pass. Then every
-   * live row is relinked, oldest first, into the bucket its top bits and remainder give.
-   * A row's link word is 0 exactly when it is not linked (never, or dropped here).
+   * The top 16 bits of every linked row's mixed key, by row (as `-1 - tops[row]`, they are the
+   * `end` that `keyAt` takes), in one sequential pass: a row's are its chain end's, or those of
+   * the older row it links to, found earlier in the pass. Whole-table passes (scan, compaction)
+   * use this instead of walking each row's chains. Values of unlinked rows are meaningless.
    */
-  private grow(alive: BitColumn): void {
+  tops(): Uint16Array {
     const stride = this.stride
     const end = this.chunks.length * CHUNK_ROWS
     const tops = new Uint16Array(end)
@@ -254,6 +253,19 @@ export class KeyIndex {
       const next = w === FAR ? this.far.get(row)! : row - w
       tops[row] = next < 0 ? -1 - next : tops[next]!
     }
+    return tops
+  }
+
+  /**
+   * Doubles the buckets, dropping dead rows, in two sequential passes over the rows (walking the
+   * chains instead would cost a cache miss per row): `tops`, then every live row is relinked,
+   * oldest first, into the bucket its top bits and remainder give.
+   * A row's link word is 0 exactly when it is not linked (never, or dropped here).
+   */
+  private grow(alive: BitColumn): void {
+    const stride = this.stride
+    const tops = this.tops()
+    const end = tops.length
     this.bits++
     const shift = 32 - this.bits
     const heads = new Int32Array(1 << this.bits).fill(-1)

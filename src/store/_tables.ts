@@ -27,6 +27,15 @@ const VERSION_SHIFT = 25
 const GROUP_BITS = 3
 const GROUP_MASK = (1 << GROUP_BITS) - 1
 
+/** Key top bits of every row at one time (`Tables.keyTops`). */
+export interface KeyTops {
+  readonly rows: number
+  /** Content, URL, title. */
+  readonly keys: readonly Uint16Array[]
+  /** One per band position. */
+  readonly bands: readonly Uint16Array[]
+}
+
 /** Bounds on what one query may return. */
 export interface CandidateLimits {
   /** Records one exact key (content, URL or title hash) may contribute. */
@@ -425,11 +434,21 @@ export class Tables {
     return out
   }
 
-  /** The record stored in `row`. */
-  record(row: number): FingerprintRecord {
+  /**
+   * Snapshot of every row's key top bits (content, URL, title, then band positions) for a pass
+   * over the whole table: `record`/`encodeRow` given it look the bits up instead of walking each
+   * row's chains. 2 bytes a row per index while held; valid for the rows that exist now, whatever
+   * is put, deleted or regrown later (a key's top bits never change).
+   */
+  keyTops(): KeyTops {
+    return { rows: this.rows, keys: [this.content.tops(), this.urls.tops(), this.titles.tops()], bands: this.bands.tops() }
+  }
+
+  /** The record stored in `row` (`tops`: a `keyTops()` snapshot, for whole-table passes). */
+  record(row: number, tops?: KeyTops): FingerprintRecord {
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
-    this.walkKeys(row, flags)
+    this.walkKeys(row, flags, tops)
     const a = this.locate(row)
     const r = this.region
     const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
@@ -462,7 +481,8 @@ export class Tables {
    * bands) together, so their memory reads overlap: `keyEnds` gets the exact-layer ends by index
    * (0 content, 1 URL, 2 title) and `walked[3…]` the band ends.
    */
-  private walkKeys(row: number, flags: number): void {
+  private walkKeys(row: number, flags: number, tops: KeyTops | undefined): void {
+    if (tops !== undefined && row < tops.rows) return this.lookUpKeys(row, tops)
     const url = (flags & F_URL) !== 0
     const title = (flags & F_TITLE) !== 0
     // Fixed places for the three keys; an absent one walks the content chain again (same reads).
@@ -476,6 +496,14 @@ export class Tables {
     this.keyEnds[0] = this.walked[0]!
     this.keyEnds[1] = this.walked[1]!
     this.keyEnds[2] = this.walked[2]!
+  }
+
+  /** What `walkKeys` finds, from a `keyTops()` snapshot. */
+  private lookUpKeys(row: number, tops: KeyTops): void {
+    for (let k = 0; k < 3; k++) this.keyEnds[k] = -1 - tops.keys[k]![row]!
+    const n = 3 + tops.bands.length
+    if (this.walked.length < n) this.walked = new Int32Array(n)
+    for (let i = 0; i < tops.bands.length; i++) this.walked[3 + i] = -1 - (tops.bands[i]![row] ?? 0)
   }
 
   /** Key `k` (0 content, 1 URL, 2 title) of `row` as 16 hex digits, after `walkKeys(row)`. */
@@ -502,8 +530,8 @@ export class Tables {
     return out
   }
 
-  /** Appends `row` as a PUT entry (what compaction writes), straight from the columns. */
-  encodeRow(row: number, w: ByteWriter): void {
+  /** Appends `row` as a PUT entry (what compaction writes), straight from the columns (`tops` as for `record`). */
+  encodeRow(row: number, w: ByteWriter, tops?: KeyTops): void {
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
     const layout = (m >>> LAYOUT_SHIFT) & 63
@@ -514,7 +542,7 @@ export class Tables {
     w.u32(this.hi.get(row))
     w.u32(this.lo.get(row))
     w.f64(this.time.get(row))
-    this.walkKeys(row, flags)
+    this.walkKeys(row, flags, tops)
     for (let k = 0; k < 3; k++) {
       if (k === 0 || (flags & (k === 1 ? F_URL : F_TITLE)) !== 0) this.keyIndexes[k]!.keyAt(row, this.keyEnds[k]!)
       else KEY_OUT[0] = KEY_OUT[1] = 0
