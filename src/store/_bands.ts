@@ -1,12 +1,8 @@
-import { bucketOf32 } from './_bytes.js'
-import { ChainIndex } from './_chain-index.js'
 import { EXPLICIT_BANDS, bandPosition, bandTerm, canonicalBand, type ByteWriter, type PutView } from './_codec.js'
-import { U32Column, U8Column, type BitColumn } from './_columns.js'
+import { U8Column, type BitColumn } from './_columns.js'
+import { KEY_OUT, KeyIndex } from './_key-index.js'
 import { Postings } from './_postings.js'
 
-/** Rows per group sharing one stored pool position (as for the string arena). */
-const GROUP_BITS = 3
-const GROUP_MASK = (1 << GROUP_BITS) - 1
 /** Average rows per bucket of a band position's index. */
 const BAND_LOAD = 8
 
@@ -15,22 +11,19 @@ const BAND_LOAD = 8
  *
  * Band terms are near-unique 32-bit hashes ("m3_1a2b3c4d"): ~80 M distinct terms at 10 M rows,
  * far too many for a term dictionary. Canonical terms ("m<i>_" + 8 hex digits, i = position)
- * are therefore kept as their u32 values in a pool, and each position has a hash index of rows
- * by value (bucket chains through a 3-byte link per row). A record whose terms are not all
- * canonical (in order) keeps them as strings in a small term dictionary.
+ * are therefore kept as their u32 values, and only inside the index: one `KeyIndex` per position
+ * holds each row's value in 2 bytes of remainder and 3 of link (5.5 bytes a band with the
+ * heads, where a stored value and a separate chain index took 7.5). A record whose terms are not
+ * all canonical (in order) keeps them as strings in a small term dictionary.
  *
- * Per row: a count byte (0 none, 255 explicit), the pool position of each group of 8 rows, and
- * in the pool either the values or [n, term ids…].
+ * Per row: a count byte (0 none, 255 explicit), then its entry in the first `count` indexes.
  */
 export class BandStore {
   private readonly counts = new U8Column()
-  private readonly groupPos = new U32Column()
-  private readonly pool = new U32Column()
-  private fill = 0
-  /** Rows seen (every row passes through `insert`, with bands or not). */
-  private rows = 0
-  private readonly indexes: ChainIndex[] = []
+  private readonly indexes: KeyIndex[] = []
   private explicit: Postings | undefined
+  /** Term ids of the rows with explicit terms (rare: never written by the analyzer). */
+  private readonly explicitRows = new Map<number, number[]>()
   private longestExplicit = 0
   private reserved = 0
 
@@ -38,8 +31,6 @@ export class BandStore {
 
   /** Stores and indexes the bands of the PUT entry `v` (in `buf`) as row `row`. */
   insert(row: number, buf: Buffer, v: PutView): void {
-    this.rows = row + 1
-    if ((row & GROUP_MASK) === 0) this.groupPos.set(row >>> GROUP_BITS, this.fill)
     const count = v.bandCount
     if (count === 0) return
     this.counts.set(row, count)
@@ -47,24 +38,22 @@ export class BandStore {
     if (count !== EXPLICIT_BANDS) {
       for (let i = 0; i < count; i++, p += 4) {
         const value = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0
-        this.pool.set(this.fill++, value)
-        const index = this.index(i)
-        index.link(row, bucketOf32(value, index.bits))
-        if (index.full()) this.relink(i)
+        this.index(i).link(row, 0, value, this.alive)
       }
       return
     }
     const terms = (this.explicit ??= new Postings())
     const n = buf[p++]!
     if (n > this.longestExplicit) this.longestExplicit = n
-    this.pool.set(this.fill++, n)
+    const ids = new Array<number>(n)
     for (let i = 0; i < n; i++) {
       const len = buf[p]!
       const term = terms.termId(i, buf.toString('utf8', p + 1, p + 1 + len))
       p += 1 + len
-      this.pool.set(this.fill++, term)
+      ids[i] = term
       terms.link(row, i, term)
     }
+    this.explicitRows.set(row, ids)
   }
 
   /** Sizes the band indexes for about `rows` rows (each with bands) before a replay or rebuild. */
@@ -73,35 +62,52 @@ export class BandStore {
     for (const index of this.indexes) index.reserve(rows)
   }
 
-  /** `row`'s band terms, or undefined when it has none. */
-  terms(row: number): string[] | undefined {
+  /**
+   * Appends to `out` the indexes holding `row`'s canonical bands, in band order, and returns how
+   * many: the owner walks them with its own (`chainEnds`) and passes the ends to `terms`/`encode`.
+   */
+  indexesOf(row: number, out: KeyIndex[], at: number): number {
     const count = this.counts.get(row)
-    if (count === 0) return undefined
-    let at = this.offset(row)
-    if (count !== EXPLICIT_BANDS) {
-      const out = new Array<string>(count)
-      for (let i = 0; i < count; i++) out[i] = bandTerm(i, this.pool.get(at++))
-      return out
-    }
-    const n = this.pool.get(at++)
-    const out = new Array<string>(n)
-    for (let i = 0; i < n; i++) out[i] = this.explicit!.strings[this.pool.get(at++)]!
-    return out
+    if (count === 0 || count === EXPLICIT_BANDS) return 0
+    for (let i = 0; i < count; i++) out[at + i] = this.indexes[i]!
+    return count
   }
 
-  /** Appends `row`'s band section of a PUT entry (for compaction). */
-  encode(row: number, w: ByteWriter): void {
+  /** `KeyIndex.tops` of each band position's index (for whole-table passes; see `Tables.keyTops`). */
+  tops(): Uint16Array[] {
+    return this.indexes.map((index) => index.tops())
+  }
+
+  /** `row`'s band terms, or undefined when it has none; `ends[at…]` from walking `indexesOf(row)`. */
+  terms(row: number, ends: Int32Array, at: number): string[] | undefined {
+    const count = this.counts.get(row)
+    if (count === 0) return undefined
+    if (count !== EXPLICIT_BANDS) {
+      const out = new Array<string>(count)
+      for (let i = 0; i < count; i++) {
+        this.indexes[i]!.keyAt(row, ends[at + i]!)
+        out[i] = bandTerm(i, KEY_OUT[1])
+      }
+      return out
+    }
+    return this.explicitRows.get(row)!.map((id) => this.explicit!.strings[id]!)
+  }
+
+  /** Appends `row`'s band section of a PUT entry (for compaction); `ends` as for `terms`. */
+  encode(row: number, w: ByteWriter, ends: Int32Array, at: number): void {
     const count = this.counts.get(row)
     w.u8(count)
     if (count === 0) return
-    let at = this.offset(row)
     if (count !== EXPLICIT_BANDS) {
-      for (let i = 0; i < count; i++) w.u32(this.pool.get(at++))
+      for (let i = 0; i < count; i++) {
+        this.indexes[i]!.keyAt(row, ends[at + i]!)
+        w.u32(KEY_OUT[1])
+      }
       return
     }
-    const n = this.pool.get(at++)
-    w.u8(n)
-    for (let i = 0; i < n; i++) w.shortString(this.explicit!.strings[this.pool.get(at++)]!)
+    const ids = this.explicitRows.get(row)!
+    w.u8(ids.length)
+    for (const id of ids) w.shortString(this.explicit!.strings[id]!)
   }
 
   /**
@@ -111,10 +117,10 @@ export class BandStore {
   forEachRow(term: string, visit: (row: number) => void): void {
     const position = bandPosition(term)
     const value = position < 0 ? -1 : canonicalBand(term, position)
-    const chains = value < 0 ? undefined : this.indexes[position]
-    if (chains !== undefined) {
-      for (let row = chains.heads[bucketOf32(value, chains.bits)]!; row >= 0; row = chains.next.get(row)) {
-        if (this.valueAt(row, position) === value) visit(row)
+    const index = value < 0 ? undefined : this.indexes[position]
+    if (index !== undefined) {
+      for (let row = index.seek(0, value); row >= 0; row = index.next(row)) {
+        if (index.matches(row)) visit(row)
       }
     }
     const explicit = this.explicit
@@ -126,46 +132,19 @@ export class BandStore {
     }
   }
 
-  /** Bytes held. */
+  /** Bytes held (the explicit rows' Map is not counted). */
   byteLength(): number {
-    let total = this.counts.byteLength() + this.groupPos.byteLength() + this.pool.byteLength() + (this.explicit?.byteLength() ?? 0)
+    let total = this.counts.byteLength() + (this.explicit?.byteLength() ?? 0)
     for (const index of this.indexes) total += index.byteLength()
     return total
   }
 
-  /** The canonical value of `row`'s band `position`, or -1. */
-  private valueAt(row: number, position: number): number {
-    const count = this.counts.get(row)
-    if (count === EXPLICIT_BANDS || position >= count) return -1
-    return this.pool.get(this.offset(row) + position)
-  }
-
-  /** Pool position of `row`'s bands: its group's position plus what the rows before it use. */
-  private offset(row: number): number {
-    let at = this.groupPos.get(row >>> GROUP_BITS)
-    for (let k = row & ~GROUP_MASK; k < row; k++) {
-      const c = this.counts.get(k)
-      at += c === EXPLICIT_BANDS ? 1 + this.pool.get(at) : c
-    }
-    return at
-  }
-
-  private index(position: number): ChainIndex {
+  private index(position: number): KeyIndex {
     let index = this.indexes[position]
     if (index === undefined) {
-      this.indexes[position] = index = new ChainIndex(BAND_LOAD)
+      this.indexes[position] = index = new KeyIndex(false, BAND_LOAD)
       index.reserve(this.reserved)
     }
     return index
-  }
-
-  private relink(position: number): void {
-    const index = this.indexes[position]!
-    index.reset(index.bits + 1)
-    for (let row = 0; row < this.rows; row++) {
-      if (!this.alive.has(row)) continue
-      const value = this.valueAt(row, position)
-      if (value >= 0) index.link(row, bucketOf32(value, index.bits))
-    }
   }
 }

@@ -57,7 +57,6 @@ export class I32Column {
   }
 }
 
-
 /** Unsigned 8-bit column (per-row hash tags); unwritten rows read as 0. */
 export class U8Column {
   private readonly chunks: (Uint8Array | undefined)[] = []

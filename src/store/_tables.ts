@@ -2,8 +2,9 @@ import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { ByteArena } from './_arena.js'
 import { BandStore } from './_bands.js'
 import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
-import { bucketOf32, bucketOf64, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
+import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
 import { ChainIndex } from './_chain-index.js'
+import { KEY_OUT, KeyIndex, chainEnds } from './_key-index.js'
 import {
   ByteWriter, ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
   LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, readRegion,
@@ -25,6 +26,15 @@ const VERSION_SHIFT = 25
 /** Rows per arena group: one stored position per group, rows found by skipping regions. */
 const GROUP_BITS = 3
 const GROUP_MASK = (1 << GROUP_BITS) - 1
+
+/** Key top bits of every row at one time (`Tables.keyTops`). */
+export interface KeyTops {
+  readonly rows: number
+  /** Content, URL, title. */
+  readonly keys: readonly Uint16Array[]
+  /** One per band position. */
+  readonly bands: readonly Uint16Array[]
+}
 
 /** Bounds on what one query may return. */
 export interface CandidateLimits {
@@ -68,12 +78,6 @@ export class Tables {
   private readonly alive = new BitColumn()
   /** 8 bits of each id's hash: an id lookup compares strings only for rows whose tag matches. */
   private readonly idTag = new U8Column()
-  private readonly contentHi = new U32Column()
-  private readonly contentLo = new U32Column()
-  private readonly urlHi = new U32Column()
-  private readonly urlLo = new U32Column()
-  private readonly titleHi = new U32Column()
-  private readonly titleLo = new U32Column()
   /** Arena position of each group of 2^GROUP_BITS rows' string regions. */
   private readonly groupPos = new U32Column()
   private readonly explicitPos = new U32Column()
@@ -81,11 +85,16 @@ export class Tables {
   private explicitFill = 0
   private readonly arena = new ByteArena()
   // Loads trade memory (heads cost 4 / load bytes a row) against chain walks per lookup.
-  private readonly ids = new ChainIndex(4)
+  private readonly ids = new ChainIndex(8)
   private readonly clusters = new ChainIndex(4, true)
-  private readonly content = new ChainIndex(8)
-  private readonly urls = new ChainIndex(8)
-  private readonly titles = new ChainIndex(8)
+  // Exact-layer keys live only in their indexes (6 bytes of remainder a key, not 8).
+  private readonly content = new KeyIndex(true, 8)
+  private readonly urls = new KeyIndex(true, 8)
+  private readonly titles = new KeyIndex(true, 8)
+  private readonly keyIndexes: readonly KeyIndex[] = [this.content, this.urls, this.titles]
+  private readonly keyOrder: KeyIndex[] = [this.content, this.urls, this.titles]
+  private walked = new Int32Array(11)
+  private readonly keyEnds = new Int32Array(3)
   private readonly postings = new Postings()
   private readonly bands = new BandStore(this.alive)
   private readonly view = new PutView()
@@ -146,32 +155,15 @@ export class Tables {
     this.alive.set(row, true)
     this.idTag.set(row, idHash & 255)
     this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
-    this.contentHi.set(row, v.contentHi)
-    this.contentLo.set(row, v.contentLo)
-    if ((flags & F_URL) !== 0) {
-      this.urlHi.set(row, v.urlHi)
-      this.urlLo.set(row, v.urlLo)
-    }
-    if ((flags & F_TITLE) !== 0) {
-      this.titleHi.set(row, v.titleHi)
-      this.titleLo.set(row, v.titleLo)
-    }
     this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
     this.rows++
     this.live++
 
     this.ids.link(row, bucketOf32(idHash, this.ids.bits))
     if (this.ids.full()) this.relinkIds()
-    this.content.link(row, bucketOf64(v.contentHi, v.contentLo, this.content.bits))
-    if (this.content.full()) this.relinkKeys(this.content, this.contentHi, this.contentLo, 0)
-    if ((flags & F_URL) !== 0) {
-      this.urls.link(row, bucketOf64(v.urlHi, v.urlLo, this.urls.bits))
-      if (this.urls.full()) this.relinkKeys(this.urls, this.urlHi, this.urlLo, F_URL)
-    }
-    if ((flags & F_TITLE) !== 0) {
-      this.titles.link(row, bucketOf64(v.titleHi, v.titleLo, this.titles.bits))
-      if (this.titles.full()) this.relinkKeys(this.titles, this.titleHi, this.titleLo, F_TITLE)
-    }
+    this.content.link(row, v.contentHi, v.contentLo, this.alive)
+    if ((flags & F_URL) !== 0) this.urls.link(row, v.urlHi, v.urlLo, this.alive)
+    if ((flags & F_TITLE) !== 0) this.titles.link(row, v.titleHi, v.titleLo, this.alive)
     if ((flags & F_SELF) === 0) {
       this.clusters.link(row, bucketOf32(hashBytes(buf, v.clusterStart, v.clusterLen), this.clusters.bits))
       if (this.clusters.full()) this.relinkClusters()
@@ -276,14 +268,6 @@ export class Tables {
     }
   }
 
-  private relinkKeys(index: ChainIndex, hiCol: U32Column, loCol: U32Column, flag: number): void {
-    index.reset(index.bits + 1)
-    for (let row = 0; row < this.rows; row++) {
-      if (!this.alive.has(row) || (this.meta.get(row) & flag) !== flag) continue
-      index.link(row, bucketOf64(hiCol.get(row), loCol.get(row), index.bits))
-    }
-  }
-
   /** Whether a row is live. */
   isLive(row: number): boolean {
     return row >= 0 && row < this.rows && this.alive.has(row)
@@ -295,13 +279,13 @@ export class Tables {
     const since = q.since ?? -Infinity
     const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
     if (isHex16(q.contentHash)) {
-      this.keyRoute(this.content, this.contentHi, this.contentLo, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(this.content, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
     }
     if (isHex16(q.urlHash)) {
-      this.keyRoute(this.urls, this.urlHi, this.urlLo, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(this.urls, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
     }
     if (isHex16(q.titleHash)) {
-      this.keyRoute(this.titles, this.titleHi, this.titleLo, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(this.titles, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
     if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
@@ -323,13 +307,13 @@ export class Tables {
   }
 
   private keyRoute(
-    index: ChainIndex, hiCol: U32Column, loCol: U32Column, flag: number, kHi: number, kLo: number,
+    index: KeyIndex, flag: number, kHi: number, kLo: number,
     since: number, exclude: number, max: number, seen: Set<number>, out: number[],
   ): void {
-    let row = index.heads[bucketOf64(kHi, kLo, index.bits)]!
+    let row = index.seek(kHi, kLo)
     let found = 0
     while (row >= 0 && found < max) {
-      if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && hiCol.get(row) === kHi && loCol.get(row) === kLo
+      if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && index.matches(row)
         && row !== exclude && this.time.get(row) >= since) {
         found++
         if (!seen.has(row)) {
@@ -337,7 +321,7 @@ export class Tables {
           out.push(row)
         }
       }
-      row = index.next.get(row)
+      row = index.next(row)
     }
   }
 
@@ -450,10 +434,21 @@ export class Tables {
     return out
   }
 
-  /** The record stored in `row`. */
-  record(row: number): FingerprintRecord {
+  /**
+   * Snapshot of every row's key top bits (content, URL, title, then band positions) for a pass
+   * over the whole table: `record`/`encodeRow` given it look the bits up instead of walking each
+   * row's chains. 2 bytes a row per index while held; valid for the rows that exist now, whatever
+   * is put, deleted or regrown later (a key's top bits never change).
+   */
+  keyTops(): KeyTops {
+    return { rows: this.rows, keys: [this.content.tops(), this.urls.tops(), this.titles.tops()], bands: this.bands.tops() }
+  }
+
+  /** The record stored in `row` (`tops`: a `keyTops()` snapshot, for whole-table passes). */
+  record(row: number, tops?: KeyTops): FingerprintRecord {
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
+    this.walkKeys(row, flags, tops)
     const a = this.locate(row)
     const r = this.region
     const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
@@ -464,9 +459,9 @@ export class Tables {
       id,
       fingerprint: { hi, lo },
       blocks: layout === EXPLICIT_LAYOUT ? this.explicitTerms(row) : this.layoutTerms(layout, hi, lo),
-      contentHash: toHex16(this.contentHi.get(row), this.contentLo.get(row)),
-      urlHash: (flags & F_URL) !== 0 ? toHex16(this.urlHi.get(row), this.urlLo.get(row)) : null,
-      titleHash: (flags & F_TITLE) !== 0 ? toHex16(this.titleHi.get(row), this.titleLo.get(row)) : null,
+      contentHash: this.keyHex(0, row),
+      urlHash: (flags & F_URL) !== 0 ? this.keyHex(1, row) : null,
+      titleHash: (flags & F_TITLE) !== 0 ? this.keyHex(2, row) : null,
       short: (flags & F_SHORT) !== 0,
       clusterId: (flags & F_SELF) !== 0 ? id : a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen),
       duplicateOf: (flags & F_DUP) !== 0 ? a.toString('utf8', r.dupStart, r.dupStart + r.dupLen) : null,
@@ -476,9 +471,45 @@ export class Tables {
       indexedAt: this.time.get(row),
     }
     if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
-    const bands = this.bands.terms(row)
+    const bands = this.bands.terms(row, this.walked, 3)
     if (bands !== undefined) record.bands = bands
     return record
+  }
+
+  /**
+   * Walks all of `row`'s chains that hold its keys (content, URL and title per `flags`, then its
+   * bands) together, so their memory reads overlap: `keyEnds` gets the exact-layer ends by index
+   * (0 content, 1 URL, 2 title) and `walked[3…]` the band ends.
+   */
+  private walkKeys(row: number, flags: number, tops: KeyTops | undefined): void {
+    if (tops !== undefined && row < tops.rows) return this.lookUpKeys(row, tops)
+    const url = (flags & F_URL) !== 0
+    const title = (flags & F_TITLE) !== 0
+    // Fixed places for the three keys; an absent one walks the content chain again (same reads).
+    const order = this.keyOrder
+    order[0] = this.content
+    order[1] = url ? this.urls : this.content
+    order[2] = title ? this.titles : this.content
+    const n = 3 + this.bands.indexesOf(row, order, 3)
+    if (this.walked.length < n) this.walked = new Int32Array(n)
+    chainEnds(order, n, row, this.walked)
+    this.keyEnds[0] = this.walked[0]!
+    this.keyEnds[1] = this.walked[1]!
+    this.keyEnds[2] = this.walked[2]!
+  }
+
+  /** What `walkKeys` finds, from a `keyTops()` snapshot. */
+  private lookUpKeys(row: number, tops: KeyTops): void {
+    for (let k = 0; k < 3; k++) this.keyEnds[k] = -1 - tops.keys[k]![row]!
+    const n = 3 + tops.bands.length
+    if (this.walked.length < n) this.walked = new Int32Array(n)
+    for (let i = 0; i < tops.bands.length; i++) this.walked[3 + i] = -1 - (tops.bands[i]![row] ?? 0)
+  }
+
+  /** Key `k` (0 content, 1 URL, 2 title) of `row` as 16 hex digits, after `walkKeys(row)`. */
+  private keyHex(k: number, row: number): string {
+    this.keyIndexes[k]!.keyAt(row, this.keyEnds[k]!)
+    return toHex16(KEY_OUT[0], KEY_OUT[1])
   }
 
   /** Terms of a layout row, from the term dictionary (no string is built for a term seen before). */
@@ -499,8 +530,8 @@ export class Tables {
     return out
   }
 
-  /** Appends `row` as a PUT entry (what compaction writes), straight from the columns. */
-  encodeRow(row: number, w: ByteWriter): void {
+  /** Appends `row` as a PUT entry (what compaction writes), straight from the columns (`tops` as for `record`). */
+  encodeRow(row: number, w: ByteWriter, tops?: KeyTops): void {
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
     const layout = (m >>> LAYOUT_SHIFT) & 63
@@ -511,12 +542,13 @@ export class Tables {
     w.u32(this.hi.get(row))
     w.u32(this.lo.get(row))
     w.f64(this.time.get(row))
-    w.u32(this.contentHi.get(row))
-    w.u32(this.contentLo.get(row))
-    w.u32(this.urlHi.get(row))
-    w.u32(this.urlLo.get(row))
-    w.u32(this.titleHi.get(row))
-    w.u32(this.titleLo.get(row))
+    this.walkKeys(row, flags, tops)
+    for (let k = 0; k < 3; k++) {
+      if (k === 0 || (flags & (k === 1 ? F_URL : F_TITLE)) !== 0) this.keyIndexes[k]!.keyAt(row, this.keyEnds[k]!)
+      else KEY_OUT[0] = KEY_OUT[1] = 0
+      w.u32(KEY_OUT[0])
+      w.u32(KEY_OUT[1])
+    }
     w.u8(layout === EXPLICIT_LAYOUT ? LOG_EXPLICIT_LAYOUT : layout)
     w.shortString(this.versions.strings[m >>> VERSION_SHIFT]!)
     if (layout === EXPLICIT_LAYOUT) {
@@ -524,15 +556,14 @@ export class Tables {
       w.u8(terms.length)
       for (const t of terms) w.shortString(t)
     }
-    this.bands.encode(row, w)
+    this.bands.encode(row, w, this.walked, 3)
     const a = this.locate(row)
     w.bytes(a, this.region.start, this.region.end)
   }
 
   /** Bytes held by typed arrays and the arena (JS-heap Maps and strings not included). */
   byteLength(): number {
-    const columns = [this.hi, this.lo, this.meta, this.alive, this.idTag, this.contentHi, this.contentLo, this.urlHi, this.urlLo,
-      this.titleHi, this.titleLo, this.groupPos, this.explicitPos, this.explicitPool]
+    const columns = [this.hi, this.lo, this.meta, this.alive, this.idTag, this.groupPos, this.explicitPos, this.explicitPool]
     let total = this.arena.byteLength() + this.postings.byteLength() + this.time.byteLength() + this.bands.byteLength()
     for (const c of columns) total += c.byteLength()
     for (const index of [this.ids, this.clusters, this.content, this.urls, this.titles]) total += index.byteLength()

@@ -5,6 +5,7 @@ import { ByteArena } from '../../src/store/_arena.js'
 import { LayoutRegistry, termString } from '../../src/store/_block-layout.js'
 import { isHex16, toHex16, hexHi, hexLo } from '../../src/store/_bytes.js'
 import { BitColumn, DictColumn, SparseI32Column } from '../../src/store/_columns.js'
+import { KEY_OUT, KeyIndex } from '../../src/store/_key-index.js'
 import { LinkColumn } from '../../src/store/_links.js'
 import { openMemoryStore } from '../../src/store/memory.js'
 import { makeRecord } from './_records.js'
@@ -24,6 +25,57 @@ describe('store internals', () => {
     links.set(far, far - 10)
     expect(links.get(far)).toBe(far - 10)
     expect(() => links.set(7, 7)).toThrow(/older rows/)
+  })
+
+  test('KeyIndex keeps links and chain ends that do not fit in 3 bytes (rows ≥ 2^24) exactly', () => {
+    const index = new KeyIndex(true, 8)
+    const alive = new BitColumn()
+    const far = 20_000_000
+    const rows = [0, 5, far, far + 1, far + 2]
+    // Rows 0, 5 and far + 2 share a key: far + 2 links 20 M rows back; far + 1 ends its own chain.
+    const keys: [number, number][] = [[7, 9], [7, 9], [0xffffffff, 0xfffffffe], [1, 0], [7, 9]]
+    rows.forEach((row, i) => {
+      alive.set(row, true)
+      index.link(row, keys[i]![0], keys[i]![1], alive)
+    })
+    rows.forEach((row, i) => {
+      index.keyOf(row)
+      expect([KEY_OUT[0], KEY_OUT[1]]).toEqual(keys[i])
+    })
+    const found: number[] = []
+    for (let row = index.seek(7, 9); row >= 0; row = index.next(row)) if (index.matches(row)) found.push(row)
+    expect(found).toEqual([far + 2, 5, 0])
+  })
+
+  test.each([true, false])('KeyIndex (64-bit keys: %s) finds exactly the rows of a key and rebuilds every key, across growth', (wide) => {
+    // maxLoad 1: the 2^16 first buckets double twice, dropping the dead rows as they split.
+    const index = new KeyIndex(wide, 1)
+    const alive = new BitColumn()
+    const n = 200_000
+    let seed = 12345
+    const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0)
+    const keys: [number, number][] = []
+    for (let row = 0; row < n; row++) {
+      // Every 10th row repeats an earlier key (copies); a few keys are small numbers (not uniform).
+      const key: [number, number] = row % 10 === 9 ? keys[rand() % row]! : row % 97 === 0 ? [0, row] : [rand(), rand()]
+      keys.push(wide ? key : [0, key[1]])
+      alive.set(row, row % 7 !== 3)
+      index.link(row, keys[row]![0], keys[row]![1], alive)
+    }
+    expect(index.bits).toBe(18)
+    for (let row = 0; row < n; row += 37) {
+      if (!alive.has(row)) continue
+      index.keyOf(row)
+      expect([KEY_OUT[0], KEY_OUT[1]]).toEqual(keys[row])
+    }
+    const rowsOf = new Map<string, number[]>()
+    for (let row = n - 1; row >= 0; row--) if (alive.has(row)) rowsOf.set(String(keys[row]), [...(rowsOf.get(String(keys[row])) ?? []), row])
+    for (let q = 0; q < 3000; q++) {
+      const key = q === 0 ? [1, 2] : keys[(q * 97) % n]!
+      const found: number[] = []
+      for (let row = index.seek(key[0]!, key[1]!); row >= 0; row = index.next(row)) if (alive.has(row) && index.matches(row)) found.push(row)
+      expect(found).toEqual(rowsOf.get(String(key)) ?? [])
+    }
   })
 
   test('DictColumn keeps every value, including past 255 and 65,535 distinct values and -0', () => {
