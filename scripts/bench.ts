@@ -81,7 +81,7 @@ async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeo
   let pending: Promise<unknown> | null = null
   for (let i = 0; i < lines.length; i += 500) {
     const batch = lines.slice(i, i + 500)
-    const preparing = pool === null ? batch.map((l) => dedup.prepare({ value: JSON.parse((l as { text: string }).text), line: l.line })) : pool.prepareLines(batch)
+    const preparing = pool === null ? dedup.prepareBatch(batch.map((l) => ({ value: JSON.parse((l as { text: string }).text), line: l.line }))) : pool.prepareLines(batch)
     if (pending !== null) await pending
     pending = dedup.decide(await preparing)
   }

@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { distinctBlocks, matchesCandidateQuery } from './_es-query.js'
+import { matchesCandidateQuery, queryKeys, recordKeys } from './_es-query.js'
 
 interface Entry {
   /** The newest acknowledged version, or null for a delete (a tombstone). */
@@ -77,16 +77,10 @@ export class PendingWrites {
   /** Pending records matching the lookup, by the same rule as the Elasticsearch query. */
   matches(q: CandidateQuery): FingerprintRecord[] {
     const ids = new Set<string>()
-    const add = (key: string): void => {
+    for (const key of queryKeys(q)) {
       const set = this.postings.get(key)
       if (set !== undefined) for (const id of set) ids.add(id)
     }
-    if (q.contentHash != null) add(`c:${q.contentHash}`)
-    if (q.urlHash != null) add(`u:${q.urlHash}`)
-    if (q.titleHash != null) add(`t:${q.titleHash}`)
-    if (q.bands !== undefined) for (const b of q.bands) add(`m:${b}`)
-    // minMatch ≥ 1 (checked by the store), so a block candidate shares at least one block term.
-    for (const b of distinctBlocks(q)) add(`b:${b}`)
     const out: FingerprintRecord[] = []
     const pc = popcount64(q.fingerprint)
     for (const id of ids) {
@@ -100,7 +94,7 @@ export class PendingWrites {
     this.remove(id)
     // Re-inserting keeps the Map in write order, so pruning by age only looks at the front.
     this.entries.set(id, { record, at: this.now(), seq: ++this.seq })
-    if (record !== null) for (const key of keysOf(record)) this.postingsOf(key).add(id)
+    if (record !== null) for (const key of recordKeys(record)) this.postingsOf(key).add(id)
   }
 
   private remove(id: string): void {
@@ -108,7 +102,7 @@ export class PendingWrites {
     if (e === undefined) return
     this.entries.delete(id)
     if (e.record === null) return
-    for (const key of keysOf(e.record)) {
+    for (const key of recordKeys(e.record)) {
       const set = this.postings.get(key)
       if (set === undefined) continue
       set.delete(id)
@@ -132,13 +126,4 @@ export class PendingWrites {
       this.remove(id)
     }
   }
-}
-
-function keysOf(r: FingerprintRecord): string[] {
-  const keys = r.blocks.map((b) => `b:${b}`)
-  keys.push(`c:${r.contentHash}`)
-  if (r.urlHash !== null) keys.push(`u:${r.urlHash}`)
-  if (r.titleHash !== null) keys.push(`t:${r.titleHash}`)
-  if (r.bands !== undefined) for (const b of r.bands) keys.push(`m:${b}`)
-  return keys
 }

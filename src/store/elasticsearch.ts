@@ -15,6 +15,7 @@ import {
 import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_es-document.js'
 import { candidateQuery, candidateSearchBody } from './_es-query.js'
 import { PendingWrites } from './_es-pending.js'
+import { UNION_PAGE, assignCandidates, groupLookups, unionSearchBody, type Lookup } from './_es-lookup.js'
 import { checkQuery, recordProblem } from './_validate.js'
 import {
   Redactor,
@@ -414,12 +415,12 @@ class EsStore implements ElasticsearchStore {
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
     const out: FingerprintRecord[][] = queries.map(() => [])
-    const searches: { at: number; body: Record<string, unknown> }[] = []
-    queries.forEach((q, at) => {
-      const query = candidateQuery(q)
-      if (query !== null) searches.push({ at, body: candidateSearchBody(query, this.options.maxCandidates) })
+    const lookups: Lookup[] = []
+    // A query that can match nothing (no keys, no usable block clause) needs no round trip.
+    queries.forEach((query, at) => {
+      if (candidateQuery(query) !== null) lookups.push({ at, query })
     })
-    await Promise.all(chunks(searches, this.options.msearchSize).map((batch) => this.msearch(batch, out)))
+    await Promise.all(chunks(lookups, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize), out)))
     const pending = this.pending
     if (pending !== null && !pending.isEmpty()) {
       queries.forEach((q, i) => {
@@ -431,9 +432,34 @@ class EsStore implements ElasticsearchStore {
     return out
   }
 
-  private async msearch(batch: { at: number; body: Record<string, unknown> }[], out: FingerprintRecord[][]): Promise<void> {
+  /**
+   * One `_msearch` with one union search per group (see _es-lookup.ts). A group whose union filled
+   * its page may have lost hits: it is split in two and asked again; a single lookup that does
+   * so is asked by its own search, capped at maxCandidates as always.
+   */
+  private async lookup(groups: Lookup[][], out: FingerprintRecord[][], own = false): Promise<void> {
+    const bodies = groups.map((g) =>
+      own ? candidateSearchBody(candidateQuery(g[0]!.query)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE),
+    )
+    const hits = await this.msearch(bodies)
+    const split: Lookup[][] = []
+    const alone: Lookup[][] = []
+    groups.forEach((g, k) => {
+      const records = hits[k]!
+      if (own) out[g[0]!.at] = records
+      else if (records.length < UNION_PAGE) {
+        const answers = assignCandidates(records, g.map((l) => l.query), this.options.maxCandidates)
+        g.forEach((l, i) => (out[l.at] = answers[i]!))
+      } else if (g.length === 1) alone.push(g)
+      else split.push(g.slice(0, g.length >> 1), g.slice(g.length >> 1))
+    })
+    await Promise.all([split.length > 0 && this.lookup(split, out), alone.length > 0 && this.lookup(alone, out, true)])
+  }
+
+  /** Records of each search's hits, in hit order. */
+  private async msearch(bodies: Record<string, unknown>[]): Promise<FingerprintRecord[][]> {
     const searches: estypes.MsearchRequestItem[] = []
-    for (const s of batch) searches.push({}, s.body as estypes.MsearchMultisearchBody)
+    for (const body of bodies) searches.push({}, body as estypes.MsearchMultisearchBody)
     const res = await this.request('_msearch (candidates)', async () => {
       const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches })
       // A rejected sub-search (429 under load, a shard failure) fails the batch, so it is retried whole.
@@ -442,13 +468,14 @@ class EsStore implements ElasticsearchStore {
       }
       return r
     })
-    res.responses.forEach((item, k) => {
-      if ('error' in item) return
-      const list = out[batch[k]!.at]!
+    return res.responses.map((item) => {
+      const list: FingerprintRecord[] = []
+      if ('error' in item) return list
       for (const hit of item.hits.hits) {
         const record = sourceToRecord(String(hit._id), hit._source)
         if (record !== null) list.push(record)
       }
+      return list
     })
   }
 

@@ -143,7 +143,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       const flush = async () => {
         const lines = batch
         batch = []
-        const preparing: Promise<PreparedItem[]> | PreparedItem[] = pool === null ? lines.map((l) => dedup.prepare(parseJsonLine(l))) : pool.prepareLines(lines)
+        const preparing: Promise<PreparedItem[]> = pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)
         if (pending !== null) await emit(await pending)
         pending = dedup.decide(await preparing)
       }
