@@ -1,9 +1,10 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
+import { BatchIndex } from './_batch-index.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -74,14 +75,17 @@ export class Deduplicator {
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
     const batchIds = new Set<string>()
-    const batch: FingerprintRecord[] = []
+    const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     docs.forEach((d, i) => {
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
-      const earlier = batch.filter((r) => r.id !== d.id)
-      const match = bestMatch(d, stored.concat(earlier), o)
+      // Stored candidates, then the earlier documents of the batch that can match (bestMatch
+      // skips d's own id); on a tie the stored one wins, as in one pass over both.
+      let match = bestMatch(d, stored, o)
+      const inBatch = bestMatch(d, batch.candidates(d), o)
+      if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -100,9 +104,8 @@ export class Deduplicator {
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
       // A re-indexed id replaces its earlier copy in the batch too.
-      if (batchIds.has(d.id)) batch.splice(batch.findIndex((r) => r.id === d.id), 1)
       batchIds.add(d.id)
-      batch.push(record)
+      batch.add(record)
       recordOf.set(d, record)
       matchOf.set(d, match)
     })
