@@ -1,7 +1,8 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
 import { DEDUP_SOURCE_FIELDS } from './_es-document.js'
-import { distinctBlocks, matchesCandidateQuery, queryKeys, recordKeys } from './_es-query.js'
+import { distinctBlocks, matchesCandidateQuery } from './_es-query.js'
+import { KeyPostings } from './_es-keys.js'
 
 /**
  * Batched candidate lookups. Each search costs Elasticsearch a fixed overhead (parse, context,
@@ -147,17 +148,11 @@ export function unionSearchBody(queries: readonly CandidateQuery[], size: number
  */
 export function assignCandidates(records: readonly FingerprintRecord[], queries: readonly CandidateQuery[], limit: number): FingerprintRecord[][] {
   // Postings over the hits, so each lookup looks only at records sharing one of its keys.
-  const postings = new Map<string, number[]>()
-  records.forEach((r, i) => {
-    for (const key of recordKeys(r)) {
-      const list = postings.get(key)
-      if (list === undefined) postings.set(key, [i])
-      else if (list[list.length - 1] !== i) list.push(i)
-    }
-  })
+  const postings = new KeyPostings<number>()
+  records.forEach((r, i) => postings.add(r, i))
   return queries.map((q) => {
     const seen = new Set<number>()
-    for (const key of queryKeys(q)) for (const i of postings.get(key) ?? []) seen.add(i)
+    postings.forEach(q, (i) => seen.add(i))
     const pc = popcount64(q.fingerprint)
     const out: FingerprintRecord[] = []
     // Hit order, as the lookup's own search (sorted by _doc) would list them.

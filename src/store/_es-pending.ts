@@ -1,6 +1,7 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { matchesCandidateQuery, queryKeys, recordKeys } from './_es-query.js'
+import { matchesCandidateQuery } from './_es-query.js'
+import { KeyPostings } from './_es-keys.js'
 
 interface Entry {
   /** The newest acknowledged version, or null for a delete (a tombstone). */
@@ -21,8 +22,8 @@ interface Entry {
  */
 export class PendingWrites {
   private readonly entries = new Map<string, Entry>()
-  /** Key ("b:" block, "m:" band, "c:"/"u:"/"t:" hash) → ids of pending records carrying it. */
-  private readonly postings = new Map<string, Set<string>>()
+  /** Ids of pending records by their blocks, bands and hashes. */
+  private readonly postings = new KeyPostings<string>()
   private seq = 0
 
   /**
@@ -77,10 +78,7 @@ export class PendingWrites {
   /** Pending records matching the lookup, by the same rule as the Elasticsearch query. */
   matches(q: CandidateQuery): FingerprintRecord[] {
     const ids = new Set<string>()
-    for (const key of queryKeys(q)) {
-      const set = this.postings.get(key)
-      if (set !== undefined) for (const id of set) ids.add(id)
-    }
+    this.postings.forEach(q, (id) => ids.add(id))
     const out: FingerprintRecord[] = []
     const pc = popcount64(q.fingerprint)
     for (const id of ids) {
@@ -94,29 +92,14 @@ export class PendingWrites {
     this.remove(id)
     // Re-inserting keeps the Map in write order, so pruning by age only looks at the front.
     this.entries.set(id, { record, at: this.now(), seq: ++this.seq })
-    if (record !== null) for (const key of recordKeys(record)) this.postingsOf(key).add(id)
+    if (record !== null) this.postings.add(record, id)
   }
 
   private remove(id: string): void {
     const e = this.entries.get(id)
     if (e === undefined) return
     this.entries.delete(id)
-    if (e.record === null) return
-    for (const key of recordKeys(e.record)) {
-      const set = this.postings.get(key)
-      if (set === undefined) continue
-      set.delete(id)
-      if (set.size === 0) this.postings.delete(key)
-    }
-  }
-
-  private postingsOf(key: string): Set<string> {
-    let set = this.postings.get(key)
-    if (set === undefined) {
-      set = new Set()
-      this.postings.set(key, set)
-    }
-    return set
+    if (e.record !== null) this.postings.remove(e.record, id)
   }
 
   private prune(): void {

@@ -78,34 +78,6 @@ export function candidateSearchBody(query: Record<string, unknown>, size: number
 }
 
 /**
- * Keys a record can be found by in memory ("b:" block, "m:" band, "c:"/"u:"/"t:" hash), matching `queryKeys`.
- * @example recordKeys(record).includes(`c:${record.contentHash}`) // true
- */
-export function recordKeys(r: FingerprintRecord): string[] {
-  const keys = r.blocks.map((b) => `b:${b}`)
-  keys.push(`c:${r.contentHash}`)
-  if (r.urlHash !== null) keys.push(`u:${r.urlHash}`)
-  if (r.titleHash !== null) keys.push(`t:${r.titleHash}`)
-  if (r.bands !== undefined) for (const b of r.bands) keys.push(`m:${b}`)
-  return keys
-}
-
-/**
- * Keys of a lookup: every record it can match carries at least one of them (a block candidate
- * shares at least one block, since minMatch ≥ 1), so matching only needs to look there.
- * @example queryKeys({ ...q, contentHash: 'ab' }).includes('c:ab') // true
- */
-export function queryKeys(q: CandidateQuery): string[] {
-  const keys: string[] = []
-  if (q.contentHash != null) keys.push(`c:${q.contentHash}`)
-  if (q.urlHash != null) keys.push(`u:${q.urlHash}`)
-  if (q.titleHash != null) keys.push(`t:${q.titleHash}`)
-  if (q.bands !== undefined) for (const b of q.bands) keys.push(`m:${b}`)
-  for (const b of distinctBlocks(q)) keys.push(`b:${b}`)
-  return keys
-}
-
-/**
  * The same rule in memory (for records put but not yet searchable): what `candidateQuery` matches.
  * @example matchesCandidateQuery(record, query, popcount64(query.fingerprint))
  */
