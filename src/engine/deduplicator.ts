@@ -1,6 +1,6 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -45,6 +45,22 @@ export class Deduplicator {
   }
 
   /**
+   * `prepare` for a batch, yielding to the event loop every `slice` items. Preparing is CPU work
+   * on this thread: done in one go, it would hold back the previous batch's `decide` (its lookup
+   * answer, its bulk request) until the whole batch is prepared, and the store round trips would
+   * no longer overlap with preparation.
+   * @example const prepared = await dedup.prepareBatch(items); await dedup.decide(prepared)
+   */
+  async prepareBatch(items: readonly IncomingItem[], slice = PREPARE_SLICE): Promise<PreparedItem[]> {
+    const out: PreparedItem[] = []
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0 && i % slice === 0) await yieldToEventLoop()
+      out.push(this.prepare(items[i]!))
+    }
+    return out
+  }
+
+  /**
    * Decides prepared items in order: one batched candidate lookup for the whole batch, in-batch
    * matching against earlier items, one `put`. Decisions for records the store failed to write
    * come back `rejected` with the store's reason: nothing is reported written that is not.
@@ -59,13 +75,17 @@ export class Deduplicator {
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
     const batchIds = new Set<string>()
-    const earlier = new BatchIndex(o)
+    const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     docs.forEach((d, i) => {
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
-      const match = bestMatch(d, stored.concat(earlier.candidates(d)), o)
+      // Stored candidates, then the earlier documents of the batch that can match (bestMatch
+      // skips d's own id); on a tie the stored one wins, as in one pass over both.
+      let match = bestMatch(d, stored, o)
+      const inBatch = bestMatch(d, batch.candidates(d), o)
+      if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -83,8 +103,9 @@ export class Deduplicator {
       }
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
+      // A re-indexed id replaces its earlier copy in the batch too.
       batchIds.add(d.id)
-      earlier.add(record) // replaces an earlier copy of a re-indexed id
+      batch.add(record)
       recordOf.set(d, record)
       matchOf.set(d, match)
     })
@@ -127,6 +148,14 @@ export class Deduplicator {
   summary(): DedupStatsSnapshot {
     return this.stats.snapshot()
   }
+}
+
+/** Items prepared between two yields of `prepareBatch` (tens of milliseconds of work). */
+const PREPARE_SLICE = 32
+
+/** Lets pending I/O callbacks run (setImmediate: after the poll phase, unlike a microtask). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }
 
 function rejected(id: string | null, line: number | null, reason: string): Decision {

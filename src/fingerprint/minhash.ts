@@ -92,3 +92,29 @@ export function minhashSimilarity(a: string, b: string): number {
   const raw = equal / k
   return Math.max(0, (raw - 1 / 256) / (1 - 1 / 256))
 }
+
+/**
+ * Keys such that two MinHash sketches with `minhashSimilarity(a, b) >= min` share at least one
+ * (an exact pre-filter, unlike the probabilistic LSH bands). A similarity of `min` needs `e` equal
+ * minima of `k`, so at most `k − e` differ; of `k − e + 1` disjoint groups of positions at least
+ * one is then entirely equal (pigeonhole), and each group's digits make a key.
+ * Returns [] when no similarity can reach `min`, and null when keys cannot help (a string that is
+ * not a sketch of whole minima, or `min` ≤ 0, which every pair reaches): compare with everything.
+ * @example minhashGroupKeys(minhashSketch(tokens)!.sketch, 0.5)?.length // 8 groups of 2 minima
+ */
+export function minhashGroupKeys(sketch: string, min: number): string[] | null {
+  if (!(min > 0) || !sketch.startsWith('m:') || sketch.length % 2 !== 0 || sketch.length < 4) return null
+  const k = (sketch.length - 2) / 2
+  // The fewest equal minima that reach `min`, by the very formula of minhashSimilarity.
+  let e = 1
+  while (e <= k && !(Math.max(0, (e / k - 1 / 256) / (1 - 1 / 256)) >= min)) e++
+  if (e > k) return []
+  const groups = k - e + 1
+  const keys: string[] = []
+  for (let g = 0; g < groups; g++) {
+    const from = Math.floor((g * k) / groups)
+    const to = Math.floor(((g + 1) * k) / groups)
+    keys.push(`${k}/${g}/${sketch.slice(2 + 2 * from, 2 + 2 * to)}`)
+  }
+  return keys
+}

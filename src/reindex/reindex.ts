@@ -348,7 +348,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       })
     }
     const prepare = async (rows: readonly Row[]): Promise<PreparedItem[]> => {
-      if (pool === null) return rows.map((r) => engine.prepare(r.mapped.item))
+      if (pool === null) return engine.prepareBatch(rows.map((r) => r.mapped.item))
       // Workers take JSONL lines; rows already rejected by the field map never go there.
       const lines = rows.flatMap((r, i) => ('value' in r.mapped.item ? [{ line: i + 1, text: JSON.stringify(r.mapped.item.value) }] : []))
       const fromPool = await pool.prepareLines(lines)

@@ -1,6 +1,7 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { distinctBlocks, matchesCandidateQuery } from './_es-query.js'
+import { matchesCandidateQuery } from './_es-query.js'
+import { KeyPostings } from './_es-keys.js'
 
 interface Entry {
   /** The newest acknowledged version, or null for a delete (a tombstone). */
@@ -21,8 +22,8 @@ interface Entry {
  */
 export class PendingWrites {
   private readonly entries = new Map<string, Entry>()
-  /** Key ("b:" block, "m:" band, "c:"/"u:"/"t:" hash) → ids of pending records carrying it. */
-  private readonly postings = new Map<string, Set<string>>()
+  /** Ids of pending records by their blocks, bands and hashes. */
+  private readonly postings = new KeyPostings<string>()
   private seq = 0
 
   /**
@@ -77,16 +78,7 @@ export class PendingWrites {
   /** Pending records matching the lookup, by the same rule as the Elasticsearch query. */
   matches(q: CandidateQuery): FingerprintRecord[] {
     const ids = new Set<string>()
-    const add = (key: string): void => {
-      const set = this.postings.get(key)
-      if (set !== undefined) for (const id of set) ids.add(id)
-    }
-    if (q.contentHash != null) add(`c:${q.contentHash}`)
-    if (q.urlHash != null) add(`u:${q.urlHash}`)
-    if (q.titleHash != null) add(`t:${q.titleHash}`)
-    if (q.bands !== undefined) for (const b of q.bands) add(`m:${b}`)
-    // minMatch ≥ 1 (checked by the store), so a block candidate shares at least one block term.
-    for (const b of distinctBlocks(q)) add(`b:${b}`)
+    this.postings.forEach(q, (id) => ids.add(id))
     const out: FingerprintRecord[] = []
     const pc = popcount64(q.fingerprint)
     for (const id of ids) {
@@ -100,29 +92,14 @@ export class PendingWrites {
     this.remove(id)
     // Re-inserting keeps the Map in write order, so pruning by age only looks at the front.
     this.entries.set(id, { record, at: this.now(), seq: ++this.seq })
-    if (record !== null) for (const key of keysOf(record)) this.postingsOf(key).add(id)
+    if (record !== null) this.postings.add(record, id)
   }
 
   private remove(id: string): void {
     const e = this.entries.get(id)
     if (e === undefined) return
     this.entries.delete(id)
-    if (e.record === null) return
-    for (const key of keysOf(e.record)) {
-      const set = this.postings.get(key)
-      if (set === undefined) continue
-      set.delete(id)
-      if (set.size === 0) this.postings.delete(key)
-    }
-  }
-
-  private postingsOf(key: string): Set<string> {
-    let set = this.postings.get(key)
-    if (set === undefined) {
-      set = new Set()
-      this.postings.set(key, set)
-    }
-    return set
+    if (e.record !== null) this.postings.remove(e.record, id)
   }
 
   private prune(): void {
@@ -132,13 +109,4 @@ export class PendingWrites {
       this.remove(id)
     }
   }
-}
-
-function keysOf(r: FingerprintRecord): string[] {
-  const keys = r.blocks.map((b) => `b:${b}`)
-  keys.push(`c:${r.contentHash}`)
-  if (r.urlHash !== null) keys.push(`u:${r.urlHash}`)
-  if (r.titleHash !== null) keys.push(`t:${r.titleHash}`)
-  if (r.bands !== undefined) for (const b of r.bands) keys.push(`m:${b}`)
-  return keys
 }

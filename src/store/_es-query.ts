@@ -13,6 +13,17 @@ function blockClauseUsable(blocks: readonly string[], minMatch: number): boolean
 }
 
 /**
+ * Whether a lookup can match anything: it has a key, a band, or a usable block clause (the same
+ * test as `candidateQuery(q) !== null`, without building the query).
+ * @example canMatch({ ...q, blocks: [], bands: [], contentHash: null }) // false
+ */
+export function canMatch(q: CandidateQuery): boolean {
+  if (q.contentHash != null || q.urlHash != null || q.titleHash != null) return true
+  if (q.bands !== undefined && q.bands.length > 0) return true
+  return blockClauseUsable(distinctBlocks(q), q.minMatch)
+}
+
+/**
  * The Elasticsearch query of one candidate lookup, or null when nothing can match (no keys and no
  * usable block clause): such a query is answered without a round trip.
  *

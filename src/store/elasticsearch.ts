@@ -12,9 +12,10 @@ import {
   SIMDUP_TEMPLATE_NAME,
   simdupIndexBody,
 } from './_es-mapping.js'
-import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_es-document.js'
-import { candidateQuery, candidateSearchBody } from './_es-query.js'
+import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord } from './_es-document.js'
+import { canMatch, candidateQuery, candidateSearchBody } from './_es-query.js'
 import { PendingWrites } from './_es-pending.js'
+import { UNION_PAGE, assignCandidates, groupLookups, unionSearchBody, type Lookup } from './_es-lookup.js'
 import { checkQuery, recordProblem } from './_validate.js'
 import {
   Redactor,
@@ -86,6 +87,10 @@ function errorReason(error: unknown): string {
   return cause === undefined ? reason : `${reason} (${String(cause)})`
 }
 
+/** The parts of a candidates `_msearch` answer the store reads (index names, scores, sort values dropped). */
+const MSEARCH_FILTER_PATH = ['responses.hits.hits._id', 'responses.hits.hits._source', 'responses.error', 'responses.status']
+/** The parts of a `_bulk` answer the store reads. */
+const BULK_FILTER_PATH = ['items.*.status', 'items.*.error']
 /** Elasticsearch refuses a whole bulk request if one `_id` is longer than this (UTF-8 bytes). */
 const MAX_ID_BYTES = 512
 /** Defaults shared with the memory store, so both backends answer the same calls alike. */
@@ -104,11 +109,6 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = []
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
   return out
-}
-
-function actionId(action: unknown): string {
-  const op = Object.values(action as Record<string, { _id?: unknown }>)[0]
-  return String(op?._id)
 }
 
 /** Collects every credential the options carry, for redaction. */
@@ -298,47 +298,41 @@ class EsStore implements ElasticsearchStore {
     return { written, failed }
   }
 
-  /** One bulk request of records via the client's bulk helper; item failures with 429/5xx are retried with back-off. */
+  /**
+   * One `_bulk` request per attempt; item failures with 429/5xx are retried with back-off.
+   * Plain `client.bulk` rather than the bulk helper: the helper would only wrap one request here
+   * (the store retries itself) and parses every written document back for its success callback.
+   */
   private async bulkPut(records: FingerprintRecord[], acked: FingerprintRecord[], failures: Map<string, Error>): Promise<void> {
-    const byId = new Map(records.map((r) => [r.id, r]))
     const shared = this.options.sharedIndex
     let todo = records
     for (let attempt = 0; todo.length > 0; attempt++) {
       const retry: FingerprintRecord[] = []
-      const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
-      const okIds: string[] = []
-      const dropped = new Map<string, { status: number; error: unknown }>()
-      await this.request('_bulk (put)', async () => {
-        okIds.length = 0
-        dropped.clear()
-        await this.client.helpers.bulk<{ dedup: DedupSource }>({
-          datasource: docs,
-          onDocument: (doc) =>
-            shared
-              ? // Merge into the content document (creating it if absent) instead of replacing it.
-                [{ update: { _index: this.index, _id: doc.dedup.id } }, { doc_as_upsert: true }]
-              : { index: { _index: this.index, _id: doc.dedup.id } },
-          onSuccess: ({ result }) => okIds.push(actionId(result)),
-          onDrop: (d) => dropped.set(actionId(d.operation), { status: d.status, error: d.error }),
-          // One request per chunk (chunks run in parallel through the queue); retries are ours.
-          flushBytes: Number.MAX_SAFE_INTEGER,
-          flushInterval: 600_000,
-          concurrency: 1,
-          retries: 0,
-          ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }),
-        })
-      })
-      for (const id of okIds) {
-        const r = byId.get(id)
-        if (r !== undefined) acked.push(r)
-      }
-      // In input order, so a retry sends documents in the order the caller gave them.
+      const operations: unknown[] = []
       for (const r of todo) {
-        const d = dropped.get(r.id)
-        if (d === undefined) continue
-        if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) retry.push(r)
-        else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
+        const dedup = recordToSource(r)
+        if (shared) {
+          // Merge into the content document (creating it if absent) instead of replacing it.
+          operations.push({ update: { _index: this.index, _id: r.id } }, { doc: { dedup }, doc_as_upsert: true })
+        } else operations.push({ index: { _index: this.index, _id: r.id } }, { dedup })
       }
+      const res = await this.request('_bulk (put)', () =>
+        this.client.bulk({
+          operations: operations as estypes.BulkRequest['operations'],
+          // Only what is read below: the full per-item answer is several times larger to parse.
+          filter_path: BULK_FILTER_PATH,
+          ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }),
+        }),
+      )
+      const items = res.items ?? []
+      // Items answer in request order, so an item without an id cannot be mistaken for another.
+      todo.forEach((r, i) => {
+        const item = items[i] === undefined ? undefined : Object.values(items[i]!)[0]
+        if (item === undefined) failures.set(r.id, new DedupError('STORE_REQUEST_FAILED', `Elasticsearch did not acknowledge document \`${r.id}\`.`))
+        else if (item.status < 300) acked.push(r)
+        else if ((item.status === 429 || item.status >= 500) && attempt < this.options.retries) retry.push(r)
+        else failures.set(r.id, this.itemFailure(r.id, item.status, item.error))
+      })
       if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
       todo = retry
     }
@@ -414,12 +408,12 @@ class EsStore implements ElasticsearchStore {
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
     const out: FingerprintRecord[][] = queries.map(() => [])
-    const searches: { at: number; body: Record<string, unknown> }[] = []
-    queries.forEach((q, at) => {
-      const query = candidateQuery(q)
-      if (query !== null) searches.push({ at, body: candidateSearchBody(query, this.options.maxCandidates) })
+    const lookups: Lookup[] = []
+    // A query that can match nothing (no keys, no usable block clause) needs no round trip.
+    queries.forEach((query, at) => {
+      if (canMatch(query)) lookups.push({ at, query })
     })
-    await Promise.all(chunks(searches, this.options.msearchSize).map((batch) => this.msearch(batch, out)))
+    await Promise.all(chunks(lookups, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize), out)))
     const pending = this.pending
     if (pending !== null && !pending.isEmpty()) {
       queries.forEach((q, i) => {
@@ -431,24 +425,51 @@ class EsStore implements ElasticsearchStore {
     return out
   }
 
-  private async msearch(batch: { at: number; body: Record<string, unknown> }[], out: FingerprintRecord[][]): Promise<void> {
+  /**
+   * One `_msearch` with one union search per group (see _es-lookup.ts). A group whose union filled
+   * its page may have lost hits: it is split in two and asked again; a single lookup that does
+   * so is asked by its own search, capped at maxCandidates as always.
+   */
+  private async lookup(groups: Lookup[][], out: FingerprintRecord[][], own = false): Promise<void> {
+    const bodies = groups.map((g) =>
+      own ? candidateSearchBody(candidateQuery(g[0]!.query)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE),
+    )
+    const hits = await this.msearch(bodies)
+    const split: Lookup[][] = []
+    const alone: Lookup[][] = []
+    groups.forEach((g, k) => {
+      const records = hits[k]!
+      if (own) out[g[0]!.at] = records
+      else if (records.length < UNION_PAGE) {
+        const answers = assignCandidates(records, g.map((l) => l.query), this.options.maxCandidates)
+        g.forEach((l, i) => (out[l.at] = answers[i]!))
+      } else if (g.length === 1) alone.push(g)
+      else split.push(g.slice(0, g.length >> 1), g.slice(g.length >> 1))
+    })
+    await Promise.all([split.length > 0 && this.lookup(split, out), alone.length > 0 && this.lookup(alone, out, true)])
+  }
+
+  /** Records of each search's hits, in hit order. */
+  private async msearch(bodies: Record<string, unknown>[]): Promise<FingerprintRecord[][]> {
     const searches: estypes.MsearchRequestItem[] = []
-    for (const s of batch) searches.push({}, s.body as estypes.MsearchMultisearchBody)
+    for (const body of bodies) searches.push({}, body as estypes.MsearchMultisearchBody)
     const res = await this.request('_msearch (candidates)', async () => {
-      const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches })
+      const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches, filter_path: MSEARCH_FILTER_PATH })
       // A rejected sub-search (429 under load, a shard failure) fails the batch, so it is retried whole.
       for (const item of r.responses) {
         if ('error' in item) throw new ItemError(item.status, item.error)
       }
       return r
     })
-    res.responses.forEach((item, k) => {
-      if ('error' in item) return
-      const list = out[batch[k]!.at]!
-      for (const hit of item.hits.hits) {
+    return res.responses.map((item) => {
+      const list: FingerprintRecord[] = []
+      if ('error' in item) return list
+      // A search without hits comes back without `hits` at all once filtered.
+      for (const hit of item.hits?.hits ?? []) {
         const record = sourceToRecord(String(hit._id), hit._source)
         if (record !== null) list.push(record)
       }
+      return list
     })
   }
 

@@ -299,6 +299,28 @@ describe('elasticsearch store: candidates equal a brute-force scan of the index'
           expect(idsOf(found!.filter((r) => hamming(r.fingerprint, q) <= 3))).toEqual(idsOf(all.filter((r) => slowHamming(r.fingerprint, q) <= 3)))
         }
       })
+
+      // Lookups of one batch are answered by one union search and sorted out in memory: each
+      // answer must still be exactly what its own search (the oracle) gives.
+      const lookupArb = fc.record({ fp: fpArb, flips: flips(3), keyOf: fc.option(fc.nat(), { nil: undefined }), band: fc.boolean(), since: fc.boolean() })
+      test.prop([fc.array(lookupArb, { minLength: 2, maxLength: 12 })], { numRuns: 8 })('each lookup of a batch equals the scan', async (asked) => {
+        const k = ++run
+        const records = asked.map((a, i) => makeRecord(`batch${k}-${i}`, a.flips.reduce(flip, a.fp), { indexedAt: T0 + 1000 * k + i, bands: [`m0_${k}-${i % 2}`] }, scheme))
+        await putAll(store, records)
+        const all = await scanAll(store)
+        const lookups = asked.map((a, i) => {
+          const keyed = a.keyOf === undefined ? undefined : records[a.keyOf % records.length]!
+          return query(a.fp, {
+            minMatch: scheme.minMatch,
+            excludeId: `batch${k}-${i}`,
+            ...(keyed === undefined ? {} : { contentHash: keyed.contentHash, titleHash: keyed.titleHash }),
+            ...(a.band ? { bands: [`m0_${k}-${i % 2}`] } : {}),
+            ...(a.since ? { since: T0 + 1000 * k + 1 } : {}),
+          }, scheme)
+        })
+        const answers = await store.candidates(lookups)
+        expect(answers.map(idsOf)).toEqual(lookups.map((l) => idsOf(all.filter((r) => oracleMatches(r, l)))))
+      })
     })
   }
 })
@@ -353,6 +375,38 @@ describe('elasticsearch store: lookups', () => {
       // Each query shares only its own record's content hash (and no block with any record).
       const answers = await store.candidates(records.map((r) => query({ hi: 0xf0f0f0f0, lo: 0x0f0f0f0f }, { contentHash: r.contentHash })))
       expect(answers.map((a) => a.map((r) => r.id))).toEqual(records.map((r) => [r.id]))
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('a union search that fills its page is split, down to single lookups capped at maxCandidates', async () => {
+    const store = await makeStore({ bulkSize: 5000 })
+    try {
+      // 10 001 records share one band term: more than one search page (10 000) can hold.
+      const crowd = Array.from({ length: 10_001 }, (_, i) => makeRecord(`crowd-${i}`, { hi: i, lo: 0x5a5a5a5a }, { bands: ['m0_crowded'] }))
+      const loner = makeRecord('loner', BASE)
+      await putAll(store, [...crowd, loner])
+      const [crowded, alone] = await store.candidates([query({ hi: 0xffffffff, lo: 0 }, { bands: ['m0_crowded'] }), query(BASE)])
+      expect(crowded).toHaveLength(1000)
+      expect(crowded!.every((r) => r.bands?.includes('m0_crowded'))).toBe(true)
+      expect(alone!.map((r) => r.id)).toEqual(['loner'])
+    } finally {
+      await store.close()
+    }
+  }, 120_000)
+
+  test('a large batch of 6-block lookups is grouped to stay within the query clause limit', async () => {
+    // 3 000 lookups of ~9 clauses each in one union would exceed the node's limit (16 384 with a 1 GB heap, never below 1 024).
+    const N = 3000
+    const scheme = { blocks: 6, minMatch: 3 }
+    const store = await makeStore({ msearchSize: N })
+    try {
+      const fps = Array.from({ length: N }, (_, i) => ({ hi: (i * 0x9e3779b1) >>> 0, lo: (i * 0x85ebca77) >>> 0 }))
+      await putAll(store, fps.map((fp, i) => makeRecord(`doc-${i}`, fp, {}, scheme)))
+      const answers = await store.candidates(fps.map((fp) => query(flip(fp, 5), { minMatch: 3 }, scheme)))
+      // Each finds its own record (distance 1), whatever else shares three blocks.
+      answers.forEach((a, i) => expect(a.map((r) => r.id)).toContain(`doc-${i}`))
     } finally {
       await store.close()
     }

@@ -151,7 +151,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
         if (batch.length > 0) yield batch
       }
       await runBatches(batches(), {
-        prepare: (lines) => (pool === null ? lines.map((l) => dedup.prepare(parseJsonLine(l))) : pool.prepareLines(lines)),
+        prepare: (lines) => (pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)),
         decide: (items) => dedup.decide(items),
         emit,
         ahead: pool === null ? 1 : 2,

@@ -123,6 +123,18 @@ describe('Deduplicator clusters and batches', () => {
     expect(out[2]).toMatchObject({ status: 'duplicate', duplicateOf: 'a', clusterId: 'a' })
   })
 
+  test('prepareBatch prepares like prepare, in order, and lets other callbacks run between slices', async () => {
+    const d = await dedup()
+    const items = [ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D, '', ARTICLE_A].map((content, i) => ({ value: { id: `d${i}`, content }, line: i + 1 }))
+    let ranDuring = false
+    const batch = d.prepareBatch(items, 2)
+    setImmediate(() => (ranDuring = true))
+    const prepared = await batch
+    // A callback queued after the first slice ran before the last one was prepared.
+    expect(ranDuring).toBe(true)
+    expect(prepared).toEqual(items.map((item) => d.prepare(item)))
+  })
+
   test('a duplicate joins the cluster of its match: chains keep the first-seen id', async () => {
     const d = await dedup()
     await d.add([{ id: 'first', content: ARTICLE_C }])

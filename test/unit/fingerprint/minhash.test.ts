@@ -1,5 +1,6 @@
-import { describe, expect, test } from 'vitest'
-import { minhashSketch, minhashSimilarity, MINHASH_SIZE, BAND_COUNT } from '../../../src/fingerprint/minhash.js'
+import { describe, expect } from 'vitest'
+import { fc, test } from '@fast-check/vitest'
+import { minhashGroupKeys, minhashSketch, minhashSimilarity, MINHASH_SIZE, BAND_COUNT } from '../../../src/fingerprint/minhash.js'
 
 const words = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
@@ -51,5 +52,32 @@ describe('minhashSketch', () => {
   })
   test('similarity of non-MinHash sketches is NaN', () => {
     expect(minhashSimilarity('t:00000001', 'm:00')).toBeNaN()
+  })
+})
+
+describe('minhashGroupKeys', () => {
+  const hex2 = fc.integer({ min: 0, max: 255 }).map((v) => v.toString(16).padStart(2, '0'))
+  const sketchArb = fc.array(hex2, { minLength: MINHASH_SIZE, maxLength: MINHASH_SIZE }).map((xs) => `m:${xs.join('')}`)
+
+  test.prop([sketchArb, fc.uniqueArray(fc.nat(MINHASH_SIZE - 1), { maxLength: MINHASH_SIZE }), hex2, fc.double({ min: 0.01, max: 1, noNaN: true })])(
+    'two sketches at least `min` alike always share a key (the pre-filter never hides a match)',
+    (a, changed, value, min) => {
+      // b: a with some minima replaced (possibly by the same value).
+      const b = changed.reduce((s, j) => s.slice(0, 2 + 2 * j) + value + s.slice(4 + 2 * j), a)
+      const ka = minhashGroupKeys(a, min)!
+      const kb = new Set(minhashGroupKeys(b, min)!)
+      if (minhashSimilarity(a, b) >= min) expect(ka.some((k) => kb.has(k))).toBe(true)
+    },
+  )
+
+  test('group count: k − e + 1 for e minima needed; none when even equal sketches fall short; null when keys cannot tell', () => {
+    const s = minhashSketch(words(50))!.sketch
+    // 0.5 needs 9 equal minima of 16: 8 groups of 2.
+    expect(minhashGroupKeys(s, 0.5)).toHaveLength(8)
+    expect(minhashGroupKeys(s, 1)).toEqual([`16/0/${s.slice(2)}`])
+    expect(minhashGroupKeys(s, 1.5)).toEqual([])
+    expect(minhashGroupKeys('m:abc', 0.5)).toBeNull() // half a minimum
+    expect(minhashGroupKeys('t:00000001', 0.5)).toBeNull()
+    expect(minhashGroupKeys(s, 0)).toBeNull() // every pair reaches 0
   })
 })

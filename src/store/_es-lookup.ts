@@ -1,0 +1,167 @@
+import type { CandidateQuery, FingerprintRecord } from '../types.js'
+import { popcount64 } from '../fingerprint/hamming.js'
+import { DEDUP_SOURCE_FIELDS } from './_es-document.js'
+import { distinctBlocks, matchesCandidateQuery } from './_es-query.js'
+import { KeyPostings } from './_es-keys.js'
+
+/**
+ * Batched candidate lookups. Each search costs Elasticsearch a fixed overhead (parse, context,
+ * query and fetch phase, reduce) that dwarfs the work of a handful of term lookups on a small
+ * result: one search per lookup made the store round trip several times slower than the
+ * fingerprinting it serves. So a group of lookups is answered by ONE search for the union of
+ * their clauses, and each lookup takes its own candidates back from the union's hits by the same
+ * rule in memory (`matchesCandidateQuery`, as for the pending list). The union is complete unless
+ * it filled its page, in which case the group is split and asked again, down to single lookups
+ * asked as before; so every lookup gets exactly what its own search would have returned.
+ */
+
+/** Hits a union search may return; a full page means "maybe more", and the group is split. */
+export const UNION_PAGE = 10_000
+/**
+ * Upper bound on the Lucene clauses of one union search. Elasticsearch 8 derives its limit from
+ * heap and thread pool, never below 1024; the estimate below counts a `terms` of ≤ 16 values as
+ * that many clauses, since Lucene rewrites it into a boolean query of term queries.
+ */
+const MAX_CLAUSES = 900
+/** Clauses of the parts every union has: four `terms` (hashes, bands) under one bool, the filter. */
+const BASE_CLAUSES = 4 * (16 + 1) + 2
+/** Terms of one union search (Elasticsearch refuses a `terms` query above index.max_terms_count, 65 536). */
+const MAX_TERMS = 20_000
+
+/** A lookup and its place in the caller's batch. */
+export interface Lookup {
+  at: number
+  query: CandidateQuery
+}
+
+/** Lucene clauses of a `terms` query of n values, after rewriting, plus its parent. */
+function termsClauses(n: number): number {
+  return Math.min(n, 16) + 1
+}
+
+/**
+ * Key of the shared block clause of a `minMatch: 1` lookup: such lookups with the same popcount
+ * window can share one `terms` on blocks, which matches exactly the union of their own clauses.
+ */
+function blockGroupKey(q: CandidateQuery, blocks: readonly string[]): string | null {
+  if (q.minMatch !== 1 || blocks.length === 0) return null
+  return `${popcount64(q.fingerprint)}/${q.maxDistance}`
+}
+
+/**
+ * Splits lookups into groups small enough for one search each: at most `maxLookups`, and within
+ * the clause and term budgets (estimated from above).
+ * @example groupLookups(lookups, 500).length // 1 for a typical batch of 500
+ */
+export function groupLookups(lookups: readonly Lookup[], maxLookups: number): Lookup[][] {
+  const groups: Lookup[][] = []
+  let group: Lookup[] = []
+  let terms = 0
+  let clauses = BASE_CLAUSES
+  let shared = new Map<string, number>() // block group key → block terms in it
+  /** Clauses `l` adds to the current group: its own block clause, or the growth of a shared one. */
+  const cost = (q: CandidateQuery, blocks: readonly string[], key: string | null): number => {
+    if (key === null) return blocks.length >= q.minMatch ? termsClauses(blocks.length) + 2 : 0
+    const before = shared.get(key)
+    return before === undefined ? termsClauses(blocks.length) + 2 : termsClauses(before + blocks.length) - termsClauses(before)
+  }
+  for (const l of lookups) {
+    const q = l.query
+    const blocks = distinctBlocks(q)
+    const key = blockGroupKey(q, blocks)
+    const addTerms = blocks.length + (q.bands?.length ?? 0) + 3
+    if (group.length > 0 && (group.length >= maxLookups || clauses + cost(q, blocks, key) > MAX_CLAUSES || terms + addTerms > MAX_TERMS)) {
+      groups.push(group)
+      group = []
+      terms = 0
+      clauses = BASE_CLAUSES
+      shared = new Map()
+    }
+    clauses += cost(q, blocks, key)
+    if (key !== null) shared.set(key, (shared.get(key) ?? 0) + blocks.length)
+    terms += addTerms
+    group.push(l)
+  }
+  if (group.length > 0) groups.push(group)
+  return groups
+}
+
+/**
+ * The `_msearch` body line answering a group of lookups: the union of their clauses (see
+ * `candidateQuery`), unscored, in `_doc` order, `dedup` only. Per-lookup parts that would narrow
+ * the union wrongly (`excludeId`, differing `since`) are left to `assignCandidates`.
+ */
+export function unionSearchBody(queries: readonly CandidateQuery[], size: number): Record<string, unknown> {
+  const contentHashes = new Set<string>()
+  const urlHashes = new Set<string>()
+  const titleHashes = new Set<string>()
+  const bands = new Set<string>()
+  const shared = new Map<string, { pc: number; maxDistance: number; blocks: Set<string> }>()
+  const own: Record<string, unknown>[] = []
+  for (const q of queries) {
+    if (q.contentHash != null) contentHashes.add(q.contentHash)
+    if (q.urlHash != null) urlHashes.add(q.urlHash)
+    if (q.titleHash != null) titleHashes.add(q.titleHash)
+    if (q.bands !== undefined) for (const b of q.bands) bands.add(b)
+    const blocks = distinctBlocks(q)
+    if (blocks.length < q.minMatch) continue
+    const pc = popcount64(q.fingerprint)
+    const key = blockGroupKey(q, blocks)
+    if (key !== null) {
+      let g = shared.get(key)
+      if (g === undefined) shared.set(key, (g = { pc, maxDistance: q.maxDistance, blocks: new Set() }))
+      for (const b of blocks) g.blocks.add(b)
+    } else {
+      own.push({
+        bool: {
+          filter: [
+            { bool: { should: blocks.map((b) => ({ term: { 'dedup.blocks': b } })), minimum_should_match: q.minMatch } },
+            { range: { 'dedup.popcount': { gte: pc - q.maxDistance, lte: pc + q.maxDistance } } },
+          ],
+        },
+      })
+    }
+  }
+  const should: Record<string, unknown>[] = []
+  if (contentHashes.size > 0) should.push({ terms: { 'dedup.content_hash': [...contentHashes] } })
+  if (urlHashes.size > 0) should.push({ terms: { 'dedup.url_hash': [...urlHashes] } })
+  if (titleHashes.size > 0) should.push({ terms: { 'dedup.title_hash': [...titleHashes] } })
+  if (bands.size > 0) should.push({ terms: { 'dedup.bands': [...bands] } })
+  for (const g of shared.values()) {
+    should.push({
+      bool: {
+        filter: [{ terms: { 'dedup.blocks': [...g.blocks] } }, { range: { 'dedup.popcount': { gte: g.pc - g.maxDistance, lte: g.pc + g.maxDistance } } }],
+      },
+    })
+  }
+  should.push(...own)
+  const filter: Record<string, unknown>[] = [{ bool: { should, minimum_should_match: 1 } }]
+  // A time window narrows the union only when every lookup has one (the loosest is kept).
+  if (queries.every((q) => q.since !== undefined)) filter.push({ range: { 'dedup.indexed_at': { gte: Math.min(...queries.map((q) => q.since!)) } } })
+  return { query: { bool: { filter } }, size, sort: ['_doc'], track_total_hits: false, _source: DEDUP_SOURCE_FIELDS }
+}
+
+/**
+ * Each lookup's candidates among a union search's records (in the search's order), by the same
+ * rule as its own search, at most `limit` each.
+ * @example assignCandidates(hits, queries, 1000)[0] // the first lookup's candidates
+ */
+export function assignCandidates(records: readonly FingerprintRecord[], queries: readonly CandidateQuery[], limit: number): FingerprintRecord[][] {
+  // Postings over the hits, so each lookup looks only at records sharing one of its keys.
+  const postings = new KeyPostings<number>()
+  records.forEach((r, i) => postings.add(r, i))
+  return queries.map((q) => {
+    const seen = new Set<number>()
+    postings.forEach(q, (i) => seen.add(i))
+    const pc = popcount64(q.fingerprint)
+    const out: FingerprintRecord[] = []
+    // Hit order, as the lookup's own search (sorted by _doc) would list them.
+    for (const i of [...seen].sort((a, b) => a - b)) {
+      const r = records[i]!
+      if (!matchesCandidateQuery(r, q, pc)) continue
+      out.push(r)
+      if (out.length >= limit) break
+    }
+    return out
+  })
+}
