@@ -12,7 +12,7 @@ import {
   SIMDUP_TEMPLATE_NAME,
   simdupIndexBody,
 } from './_es-mapping.js'
-import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord } from './_es-document.js'
+import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_es-document.js'
 import { canMatch, candidateQuery, candidateSearchBody } from './_es-query.js'
 import { PendingWrites } from './_es-pending.js'
 import { UNION_PAGE, assignCandidates, groupLookups, unionSearchBody, type Lookup } from './_es-lookup.js'
@@ -89,8 +89,6 @@ function errorReason(error: unknown): string {
 
 /** The parts of a candidates `_msearch` answer the store reads (index names, scores, sort values dropped). */
 const MSEARCH_FILTER_PATH = ['responses.hits.hits._id', 'responses.hits.hits._source', 'responses.error', 'responses.status']
-/** The parts of a `_bulk` answer the store reads. */
-const BULK_FILTER_PATH = ['items.*.status', 'items.*.error']
 /** Elasticsearch refuses a whole bulk request if one `_id` is longer than this (UTF-8 bytes). */
 const MAX_ID_BYTES = 512
 /** Defaults shared with the memory store, so both backends answer the same calls alike. */
@@ -109,6 +107,11 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = []
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
   return out
+}
+
+function actionId(action: unknown): string {
+  const op = Object.values(action as Record<string, { _id?: unknown }>)[0]
+  return String(op?._id)
 }
 
 /** Collects every credential the options carry, for redaction. */
@@ -298,41 +301,47 @@ class EsStore implements ElasticsearchStore {
     return { written, failed }
   }
 
-  /**
-   * One `_bulk` request per attempt; item failures with 429/5xx are retried with back-off.
-   * Plain `client.bulk` rather than the bulk helper: the helper would only wrap one request here
-   * (the store retries itself) and parses every written document back for its success callback.
-   */
+  /** One bulk request of records via the client's bulk helper; item failures with 429/5xx are retried with back-off. */
   private async bulkPut(records: FingerprintRecord[], acked: FingerprintRecord[], failures: Map<string, Error>): Promise<void> {
+    const byId = new Map(records.map((r) => [r.id, r]))
     const shared = this.options.sharedIndex
     let todo = records
     for (let attempt = 0; todo.length > 0; attempt++) {
       const retry: FingerprintRecord[] = []
-      const operations: unknown[] = []
-      for (const r of todo) {
-        const dedup = recordToSource(r)
-        if (shared) {
-          // Merge into the content document (creating it if absent) instead of replacing it.
-          operations.push({ update: { _index: this.index, _id: r.id } }, { doc: { dedup }, doc_as_upsert: true })
-        } else operations.push({ index: { _index: this.index, _id: r.id } }, { dedup })
-      }
-      const res = await this.request('_bulk (put)', () =>
-        this.client.bulk({
-          operations: operations as estypes.BulkRequest['operations'],
-          // Only what is read below: the full per-item answer is several times larger to parse.
-          filter_path: BULK_FILTER_PATH,
+      const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
+      const okIds: string[] = []
+      const dropped = new Map<string, { status: number; error: unknown }>()
+      await this.request('_bulk (put)', async () => {
+        okIds.length = 0
+        dropped.clear()
+        await this.client.helpers.bulk<{ dedup: DedupSource }>({
+          datasource: docs,
+          onDocument: (doc) =>
+            shared
+              ? // Merge into the content document (creating it if absent) instead of replacing it.
+                [{ update: { _index: this.index, _id: doc.dedup.id } }, { doc_as_upsert: true }]
+              : { index: { _index: this.index, _id: doc.dedup.id } },
+          onSuccess: ({ result }) => okIds.push(actionId(result)),
+          onDrop: (d) => dropped.set(actionId(d.operation), { status: d.status, error: d.error }),
+          // One request per chunk (chunks run in parallel through the queue); retries are ours.
+          flushBytes: Number.MAX_SAFE_INTEGER,
+          flushInterval: 600_000,
+          concurrency: 1,
+          retries: 0,
           ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }),
-        }),
-      )
-      const items = res.items ?? []
-      // Items answer in request order, so an item without an id cannot be mistaken for another.
-      todo.forEach((r, i) => {
-        const item = items[i] === undefined ? undefined : Object.values(items[i]!)[0]
-        if (item === undefined) failures.set(r.id, new DedupError('STORE_REQUEST_FAILED', `Elasticsearch did not acknowledge document \`${r.id}\`.`))
-        else if (item.status < 300) acked.push(r)
-        else if ((item.status === 429 || item.status >= 500) && attempt < this.options.retries) retry.push(r)
-        else failures.set(r.id, this.itemFailure(r.id, item.status, item.error))
+        })
       })
+      for (const id of okIds) {
+        const r = byId.get(id)
+        if (r !== undefined) acked.push(r)
+      }
+      // In input order, so a retry sends documents in the order the caller gave them.
+      for (const r of todo) {
+        const d = dropped.get(r.id)
+        if (d === undefined) continue
+        if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) retry.push(r)
+        else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
+      }
       if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
       todo = retry
     }
