@@ -68,16 +68,15 @@ const weighted = tokens.map((t) => weightTerms(t, idf, stop))
 
 console.log(`\nstages (one core, segmenter ${segName}, median of ${runs}):`)
 await measure('normalise', () => contents.forEach((c) => normalizeContent(c)))
-let rawWasm: Row | undefined
 if (segName !== 'jieba-wasm') {
   const wasm = createJiebaWasmSegmenter()
-  rawWasm = await measure('segment (raw jieba-wasm cut, for comparison)', () => normalized.forEach((n) => wasm.cut(n)))
+  await measure('segment (raw jieba-wasm cut, for comparison)', () => normalized.forEach((n) => wasm.cut(n)))
 }
-const raw = await measure(`segment (raw ${segName} cut)`, () => normalized.forEach((n) => segmenter.cut(n)))
+await measure(`segment (raw ${segName} cut)`, () => normalized.forEach((n) => segmenter.cut(n)))
 await measure('weight (TF-IDF)', () => tokens.forEach((t) => weightTerms(t, idf, stop)))
 await measure('simhash', () => weighted.forEach((w) => simhash(w)))
 const analyzer = createAnalyzer({ segmenter })
-const pipeline = await measure('pipeline (analyze: all stages)', () => contents.forEach((c) => analyzer.analyze(c)))
+await measure('pipeline (analyze: all stages)', () => contents.forEach((c) => analyzer.analyze(c)))
 // Everything but segmentation: the same analyzer fed tokens cut beforehand.
 // analyze() cuts once per document, in order, so replaying the tokens by position is exact.
 let replayAt = 0
@@ -91,16 +90,9 @@ const simplifiedIdx = contents.flatMap((c, i) => (containsTraditional(c) ? [] : 
 const simplified = simplifiedIdx.map((i) => contents[i]!)
 const simplifiedNorm = simplifiedIdx.map((i) => normalized[i]!)
 const subChars = simplified.reduce((s, c) => s + c.length, 0)
-const subRaw = await measureSubset(`segment (raw ${segName}), Simplified-only docs`, () => simplifiedNorm.forEach((n) => segmenter.cut(n)), simplified.length, subChars)
-const subPipe = await measureSubset('pipeline, Simplified-only docs', () => simplified.forEach((c) => analyzer.analyze(c)), simplified.length, subChars)
+await measureSubset(`segment (raw ${segName}), Simplified-only docs`, () => simplifiedNorm.forEach((n) => segmenter.cut(n)), simplified.length, subChars)
+await measureSubset('pipeline, Simplified-only docs', () => simplified.forEach((c) => analyzer.analyze(c)), simplified.length, subChars)
 
-let wasmRatio: number | undefined
-if (segName !== 'jieba-wasm') {
-  // The ratio with the fallback segmenter: its own pipeline against its own raw cut.
-  const wasmAnalyzer = createAnalyzer({ segmenter: createJiebaWasmSegmenter() })
-  const wasmPipe = await measure('pipeline with jieba-wasm', () => contents.forEach((c) => wasmAnalyzer.analyze(c)))
-  wasmRatio = wasmPipe.charsPerSec / rawWasm!.charsPerSec
-}
 
 async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeof createPreparePool>> | null) {
   const dedup = createDeduplicator({ store, analyzer })
@@ -114,24 +106,57 @@ async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeo
     ahead: pool === null ? 1 : 2,
   })
 }
-const engine1 = await measure('engine, 1 thread, memory store', async () => engineRun(await openMemoryStore(), null))
+await measure('engine, 1 thread, memory store', async () => engineRun(await openMemoryStore(), null))
 const workers = Number(values.workers)
 const pool = await createPreparePool({ workers, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 10_000_000, expectVersion: analyzer.version })
-const engineN = await measure(`engine, ${workers} workers, memory store`, async () => engineRun(await openMemoryStore(), pool))
-await pool.close()
+await measure(`engine, ${workers} workers, memory store`, async () => engineRun(await openMemoryStore(), pool))
 
-const ratios = {
-  pipelineVsRawSeg: pipeline.charsPerSec / raw.charsPerSec,
-  simplifiedPipelineVsRawSeg: subPipe.charsPerSec / subRaw.charsPerSec,
-  wasmPipelineVsRawWasm: wasmRatio,
-  engineWorkersVsRawSeg: engineN.charsPerSec / raw.charsPerSec,
-  engineWorkersVsPipeline: engineN.charsPerSec / pipeline.charsPerSec,
-  engineWorkersVsEngine1: engineN.docsPerSec / engine1.docsPerSec,
+// Ratios come from interleaved rounds: each round times every workload back to back, and the
+// ratio is taken per round (median over rounds). Machine speed drifts by 2× within minutes on a
+// shared VM, so dividing two rows measured minutes apart would measure the drift.
+async function rounds(workloads: Record<string, () => unknown>, n: number): Promise<Record<string, number>[]> {
+  const out: Record<string, number>[] = []
+  for (let r = 0; r < n; r++) {
+    const times: Record<string, number> = {}
+    for (const [name, fn] of Object.entries(workloads)) {
+      const t = performance.now()
+      await fn()
+      times[name] = performance.now() - t
+    }
+    out.push(times)
+  }
+  return out
 }
-console.log(`\npipeline / raw segmentation (${segName}, one core): ${ratios.pipelineVsRawSeg.toFixed(2)}× (target ≥ 0.7×)`)
+const ratioOf = (rs: Record<string, number>[], base: string, other: string) => median(rs.map((t) => t[base]! / t[other]!))
+const n = Math.max(3, runs)
+const main = await rounds({
+  raw: () => normalized.forEach((t) => segmenter.cut(t)),
+  pipeline: () => contents.forEach((c) => analyzer.analyze(c)),
+  subRaw: () => simplifiedNorm.forEach((t) => segmenter.cut(t)),
+  subPipeline: () => simplified.forEach((c) => analyzer.analyze(c)),
+  engine1: async () => engineRun(await openMemoryStore(), null),
+  engineN: async () => engineRun(await openMemoryStore(), pool),
+}, n)
+let wasmRatio: number | undefined
+if (segName !== 'jieba-wasm') {
+  const wasm = createJiebaWasmSegmenter()
+  const wasmAnalyzer = createAnalyzer({ segmenter: wasm })
+  wasmRatio = ratioOf(await rounds({ raw: () => normalized.forEach((t) => wasm.cut(t)), pipeline: () => contents.forEach((c) => wasmAnalyzer.analyze(c)) }, n), 'raw', 'pipeline')
+}
+await pool.close()
+const ratios = {
+  pipelineVsRawSeg: ratioOf(main, 'raw', 'pipeline'),
+  simplifiedPipelineVsRawSeg: ratioOf(main, 'subRaw', 'subPipeline'),
+  wasmPipelineVsRawWasm: wasmRatio,
+  engineWorkersVsRawSeg: ratioOf(main, 'raw', 'engineN'),
+  engineWorkersVsPipeline: ratioOf(main, 'pipeline', 'engineN'),
+  engineWorkersVsEngine1: ratioOf(main, 'engine1', 'engineN'),
+}
+console.log(`\nratios (median of ${n} interleaved rounds; same documents, so time ratio = throughput ratio):`)
+console.log(`pipeline / raw segmentation (${segName}, one core): ${ratios.pipelineVsRawSeg.toFixed(2)}× (target ≥ 0.7×)`)
 console.log(`  on the ${simplified.length} Simplified-only docs: ${ratios.simplifiedPipelineVsRawSeg.toFixed(2)}×`)
-if (wasmRatio !== undefined) console.log(`  with jieba-wasm as the segmenter: ${wasmRatio.toFixed(2)}×`)
-console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engineWorkersVsPipeline.toFixed(2)}×; / raw segmentation: ${ratios.engineWorkersVsRawSeg.toFixed(2)}× (target ≥ 1.8×); / engine on 1 thread: ${ratios.engineWorkersVsEngine1.toFixed(2)}×`)
+if (wasmRatio !== undefined) console.log(`  with jieba-wasm as the segmenter (its pipeline / its raw cut): ${wasmRatio.toFixed(2)}×`)
+console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engineWorkersVsPipeline.toFixed(2)}×; / engine on 1 thread: ${ratios.engineWorkersVsEngine1.toFixed(2)}×; / raw segmentation: ${ratios.engineWorkersVsRawSeg.toFixed(2)}× (target ≥ 1.8×)`)
 
 let es: Record<string, number> | undefined
 if (values.es !== undefined) {
