@@ -1,5 +1,5 @@
 import { HASH_OUT, hashToken } from './hash.js'
-import { isContentToken, termKind, NUMBER_TERM, SINGLE_CHAR_TERM, type IdfTable } from './tfidf.js'
+import { isContentToken, termFactor, type IdfTable } from './tfidf.js'
 
 /**
  * Per-analyzer cache of everything a token's string determines: whether it is a feature (not
@@ -24,6 +24,8 @@ export class TermTable {
   private poolLength = 0
   private keyStart = new Int32Array(1024)
   private keyLength = new Int32Array(1024)
+  /** unitsHash of each key, so growing the slot table needs no re-hashing. */
+  private keyHash = new Int32Array(1024)
   private size = 0
   private inserted = 0
   private terms: string[] = []
@@ -152,10 +154,11 @@ export class TermTable {
     this.keyStart[id] = this.poolLength
     this.keyLength[id] = n
     for (let i = 0; i < n; i++) this.pool[this.poolLength++] = token.charCodeAt(i)
+    this.keyHash[id] = unitsHash(token)
     this.inserted++
     // Keep the load factor at most 1/2 so probe runs stay short.
     if (this.inserted * 2 > this.slots.length) this.rehash()
-    else this.place(unitsHash(token), id)
+    else this.place(this.keyHash[id]!, id)
   }
 
   private place(hash: number, id: number): void {
@@ -167,12 +170,7 @@ export class TermTable {
 
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2)
-    for (let id = 0; id < this.size; id++) {
-      const n = this.keyLength[id]!
-      if (n < 2) continue
-      const start = this.keyStart[id]!
-      this.place(poolHash(this.pool, start, n), id)
-    }
+    for (let id = 0; id < this.size; id++) if (this.keyLength[id]! >= 2) this.place(this.keyHash[id]!, id)
   }
 
   private add(token: string): number {
@@ -186,8 +184,7 @@ export class TermTable {
     }
     this.feature[id] = 1
     this.idf[id] = this.idfTable.get(token) ?? this.idfTable.mean
-    const kind = termKind(token)
-    this.factor[id] = kind === NUMBER_TERM ? this.numberFactor : kind === SINGLE_CHAR_TERM ? this.singleCharFactor : 1
+    this.factor[id] = termFactor(token, this.singleCharFactor, this.numberFactor)
     hashToken(token)
     this.hi[id] = HASH_OUT[0]!
     this.lo[id] = HASH_OUT[1]!
@@ -209,6 +206,7 @@ export class TermTable {
     this.tf = grow(this.tf, Int32Array)
     this.keyStart = grow(this.keyStart, Int32Array)
     this.keyLength = grow(this.keyLength, Int32Array)
+    this.keyHash = grow(this.keyHash, Int32Array)
   }
 
   private clear(): void {
@@ -221,15 +219,9 @@ export class TermTable {
   }
 }
 
-// The same 32-bit hash of UTF-16 units, from a string or from a run of the key pool.
+// A 32-bit hash of a token's UTF-16 units (the slot table's; not the fingerprint's token hash).
 function unitsHash(token: string): number {
   let h = token.length
   for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x9e3779b1)
-  return (h ^ (h >>> 15)) >>> 0
-}
-
-function poolHash(pool: Uint16Array, start: number, n: number): number {
-  let h = n
-  for (let i = 0; i < n; i++) h = Math.imul(h ^ pool[start + i]!, 0x9e3779b1)
-  return (h ^ (h >>> 15)) >>> 0
+  return h ^ (h >>> 15)
 }

@@ -97,27 +97,22 @@ export function weightContentTokens(tokens: readonly string[], idf: IdfTable, op
   const out: WeightedTerm[] = []
   for (const [term, count] of tf) {
     let w = (1 + Math.log(count)) * (idf.get(term) ?? idf.mean)
-    const kind = termKind(term)
-    if (kind === NUMBER_TERM) w *= numberFactor
-    else if (kind === SINGLE_CHAR_TERM) w *= singleCharFactor
+    const factor = termFactor(term, singleCharFactor, numberFactor)
+    if (factor !== 1) w *= factor
     out.push({ term, weight: w })
   }
   return out
 }
 
-/** termKind(): a term whose weight is not scaled. */
-export const PLAIN_TERM = 0
-/** termKind(): a pure number (scaled by `numberFactor`). */
-export const NUMBER_TERM = 1
-/** termKind(): one character (scaled by `singleCharFactor`). */
-export const SINGLE_CHAR_TERM = 2
-
-/** Which weighting factor applies to a content term. @example termKind('2024') // NUMBER_TERM */
-export function termKind(term: string): number {
+/**
+ * The weighting factor of a content term: `numberFactor` for a pure number, `singleCharFactor` for
+ * one character, 1 otherwise. @example termFactor('2024', 0.3, 0.5) // 0.5
+ */
+export function termFactor(term: string, singleCharFactor: number, numberFactor: number): number {
   const c = term.charCodeAt(0)
   // Numbers start with a digit, sign or dot; skip the regex for everything else (most terms).
-  if (((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2b || c === 0x2d || c > 0x7f) && NUMBER.test(term)) return NUMBER_TERM
-  return isSingleChar(term) ? SINGLE_CHAR_TERM : PLAIN_TERM
+  if (((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2b || c === 0x2d || c > 0x7f) && NUMBER.test(term)) return numberFactor
+  return isSingleChar(term) ? singleCharFactor : 1
 }
 
 function isSingleChar(term: string): boolean {
