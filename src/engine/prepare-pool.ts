@@ -57,9 +57,12 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
   const url = new URL(ts ? './_prepare-worker.ts' : './_prepare-worker.js', import.meta.url)
   const workerData = { analyzer: options.analyzer ?? {}, blockScheme: options.blockScheme, maxContentLength: options.maxContentLength }
   const workers: Worker[] = []
-  const pending = new Map<number, Pending>()
+  /** Chunks sent, by message seq, with the worker each went to. */
+  const pending = new Map<number, Pending & { worker: number }>()
+  /** Chunks not sent yet (see pump). */
   const queue: { lines: readonly JsonlLine[]; pending: Pending }[] = []
-  const owner = new Map<number, number>() // message seq → worker index
+  /** Chunks sent to each worker and not answered yet. */
+  const busy = new Array<number>(n).fill(0)
   let seq = 0
   let failure: Error | null = null
   const fail = (err: Error) => {
@@ -85,8 +88,10 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
       const p = pending.get(m.seq)
       pending.delete(m.seq)
       if (p === undefined) return
+      busy[p.worker]!--
       if (m.error !== undefined) p.reject(new Error(m.error))
       else p.resolve(m.items ?? [])
+      pump()
     })
     w.on('error', (err) => fail(err))
     w.on('exit', (code) => {
@@ -102,27 +107,17 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
   // Batches are cut into small chunks handed to whichever worker has room (at most two chunks
   // queued per worker): a worker that drew long documents does not hold the other one idle, and
   // each worker always has its next chunk waiting when it posts a result.
-  const busy = workers.map(() => 0)
-  const pump = () => {
+  function pump(): void {
     while (queue.length > 0) {
       let w = 0
       for (let i = 1; i < workers.length; i++) if (busy[i]! < busy[w]!) w = i
       if (busy[w]! >= 2) return
       const task = queue.shift()!
       const id = seq++
-      pending.set(id, task.pending)
-      owner.set(id, w)
+      pending.set(id, { ...task.pending, worker: w })
       busy[w]!++
       workers[w]!.postMessage({ seq: id, lines: task.lines })
     }
-  }
-  for (const [i, w] of workers.entries()) {
-    w.on('message', (m: { seq?: number }) => {
-      if (m.seq === undefined || owner.get(m.seq) !== i) return
-      owner.delete(m.seq)
-      busy[i]!--
-      pump()
-    })
   }
   const call = (lines: readonly JsonlLine[]) =>
     new Promise<PreparedItem[]>((resolve, reject) => {
