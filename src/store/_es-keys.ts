@@ -43,20 +43,20 @@ export class KeyPostings<V extends string | number> {
 
   /** Files `v` under every key of `r`. */
   add(r: FingerprintRecord, v: V): void {
-    for (const b of r.blocks) put(this.blocks, b, v)
-    if (r.bands !== undefined) for (const b of r.bands) put(this.bands, b, v)
-    put(this.contentHashes, r.contentHash, v)
-    if (r.urlHash !== null) put(this.urlHashes, r.urlHash, v)
-    if (r.titleHash !== null) put(this.titleHashes, r.titleHash, v)
+    this.eachKey(r, (map, key) => put(map, key, v))
   }
 
   /** Takes `v` out from under every key of `r` (the record it was added with). */
   remove(r: FingerprintRecord, v: V): void {
-    for (const b of r.blocks) drop(this.blocks, b, v)
-    if (r.bands !== undefined) for (const b of r.bands) drop(this.bands, b, v)
-    drop(this.contentHashes, r.contentHash, v)
-    if (r.urlHash !== null) drop(this.urlHashes, r.urlHash, v)
-    if (r.titleHash !== null) drop(this.titleHashes, r.titleHash, v)
+    this.eachKey(r, (map, key) => drop(map, key, v))
+  }
+
+  private eachKey(r: FingerprintRecord, fn: (map: Map<string, Slot<V>>, key: string) => void): void {
+    for (const b of r.blocks) fn(this.blocks, b)
+    if (r.bands !== undefined) for (const b of r.bands) fn(this.bands, b)
+    fn(this.contentHashes, r.contentHash)
+    if (r.urlHash !== null) fn(this.urlHashes, r.urlHash)
+    if (r.titleHash !== null) fn(this.titleHashes, r.titleHash)
   }
 
   /**
