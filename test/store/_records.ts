@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { expect } from 'vitest'
+import { afterEach, expect } from 'vitest'
 import type { Fingerprint, FingerprintRecord } from '../../src/types.js'
 import type { FingerprintStore } from '../../src/store/store.js'
 import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/blocks.js'
@@ -78,4 +78,20 @@ export function sharing(base: Fingerprint, keep: readonly number[]): Fingerprint
 /** `fp` with bit `bit` (0 = least significant) flipped. */
 export function flip(fp: Fingerprint, bit: number): Fingerprint {
   return bit >= 32 ? { hi: (fp.hi ^ (1 << (bit - 32))) >>> 0, lo: fp.lo } : { hi: fp.hi, lo: (fp.lo ^ (1 << bit)) >>> 0 }
+}
+
+/**
+ * Inside a `describe`: a function that opens a store with `makeStore` and closes every store it
+ * opened after each test.
+ */
+export function openedStores(makeStore: () => Promise<FingerprintStore>): () => Promise<FingerprintStore> {
+  const opened: FingerprintStore[] = []
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close()
+  })
+  return async () => {
+    const store = await makeStore()
+    opened.push(store)
+    return store
+  }
 }

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import type { Fingerprint, FingerprintRecord } from '../../src/types.js'
 import type { FingerprintStore } from '../../src/store/store.js'
-import { T0, flip, idsOf, makeRecord, putAll } from './_records.js'
+import { T0, flip, idsOf, makeRecord, putAll, openedStores } from './_records.js'
 
 const BASE: Fingerprint = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
 
@@ -26,15 +26,7 @@ async function batchesOf(store: FingerprintStore, batchSize?: number): Promise<F
  */
 export function storeContractExtra(name: string, makeStore: () => Promise<FingerprintStore>): void {
   describe(`store contract (scan, topClusters): ${name}`, () => {
-    const opened: FingerprintStore[] = []
-    async function open(): Promise<FingerprintStore> {
-      const store = await makeStore()
-      opened.push(store)
-      return store
-    }
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close()
-    })
+    const open = openedStores(makeStore)
 
     test('an empty store scans to nothing and has no clusters', async () => {
       const store = await open()

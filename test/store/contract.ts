@@ -1,10 +1,10 @@
-import { afterEach, describe, expect } from 'vitest'
+import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../../src/types.js'
 import type { FingerprintStore } from '../../src/store/store.js'
 import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/blocks.js'
 import { hamming, popcount64 } from '../../src/fingerprint/hamming.js'
-import { T0, bandsOf, flip, hash16, idsOf, makeRecord, putAll, sharing } from './_records.js'
+import { T0, bandsOf, flip, hash16, idsOf, makeRecord, putAll, sharing, openedStores } from './_records.js'
 
 /** Blocks "0_3fa2", "1_0b11", "2_9c00", "3_ffe1": none is 0x0000 or 0xffff, so `sharing` can vary each. */
 const BASE: Fingerprint = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
@@ -35,15 +35,7 @@ const UNRELATED: Fingerprint = sharing(BASE, [])
  */
 export function storeContract(name: string, makeStore: () => Promise<FingerprintStore>): void {
   describe(`store contract: ${name}`, () => {
-    const opened: FingerprintStore[] = []
-    async function open(): Promise<FingerprintStore> {
-      const store = await makeStore()
-      opened.push(store)
-      return store
-    }
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close()
-    })
+    const open = openedStores(makeStore)
     async function ask(store: FingerprintStore, q: CandidateQuery): Promise<string[]> {
       const [answer] = await store.candidates([q])
       return idsOf(answer!)
