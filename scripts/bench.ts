@@ -13,8 +13,11 @@ import { loadCorpus } from './corpus/load.js'
 import { containsTraditional } from '../src/normalize/_char-class.js'
 import {
   createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
-  normalizeContent, openMemoryStore, parseJsonLine, runBatches, simhash, tryCreateNodeRsSegmenter, weightTerms, type FingerprintStore, type JsonlLine, type Segmenter,
+  normalizeContent, openMemoryStore, parseJsonLine, runBatches, simhash, tryCreateNodeRsSegmenter, weightTerms,
+  type AnalyzerOptions, type FingerprintStore, type JsonlLine, type PreparePool, type Segmenter,
 } from '../src/index.js'
+import { RunMemo } from '../src/fingerprint/_run-memo.js'
+import { TermTable } from '../src/fingerprint/_term-table.js'
 
 const { values } = parseArgs({
   options: {
@@ -39,15 +42,23 @@ function median(xs: number[]): number {
 
 interface Row { stage: string; seconds: number; docsPerSec: number; mbPerSec: number; charsPerSec: number }
 const rows: Row[] = []
-async function measure(stage: string, fn: () => unknown | Promise<unknown>): Promise<Row> {
-  return measureSubset(stage, fn, contents.length, chars)
+/**
+ * A timed workload. Calling it does the untimed setup and returns the timed part, so a pass can
+ * start from cold caches (a fresh analyzer: an empty term table and run memo; a fresh worker
+ * pool), as one CLI run over the corpus does; a warm cache from the previous pass over the same
+ * documents would measure the cache, not the pipeline.
+ */
+type Workload = () => Promise<() => unknown> | (() => unknown)
+async function measure(stage: string, work: Workload): Promise<Row> {
+  return measureSubset(stage, work, contents.length, chars)
 }
-async function measureSubset(stage: string, fn: () => unknown | Promise<unknown>, n: number, nChars: number): Promise<Row> {
-  await fn() // warm-up (JIT, dictionary build, IDF load)
+async function measureSubset(stage: string, work: Workload, n: number, nChars: number): Promise<Row> {
+  await (await work())() // warm-up (JIT, dictionary build, IDF load)
   const times: number[] = []
   for (let r = 0; r < runs; r++) {
+    const run = await work()
     const t = performance.now()
-    await fn()
+    await run()
     times.push((performance.now() - t) / 1000)
   }
   const seconds = median(times)
@@ -67,22 +78,35 @@ const tokens = normalized.map((n) => segmenter.cut(n))
 const weighted = tokens.map((t) => weightTerms(t, idf, stop))
 
 console.log(`\nstages (one core, segmenter ${segName}, median of ${runs}):`)
-await measure('normalise', () => contents.forEach((c) => normalizeContent(c)))
-if (segName !== 'jieba-wasm') {
-  const wasm = createJiebaWasmSegmenter()
-  await measure('segment (raw jieba-wasm cut, for comparison)', () => normalized.forEach((n) => wasm.cut(n)))
+const timed = (fn: () => unknown): Workload => () => fn
+/** One pass of a fresh analyzer over `docs`. */
+const analyzePass = (docs: readonly string[], options: AnalyzerOptions = {}): Workload => () => {
+  const a = createAnalyzer({ segmenter, ...options })
+  return () => docs.forEach((c) => a.analyze(c))
 }
-await measure(`segment (raw ${segName} cut)`, () => normalized.forEach((n) => segmenter.cut(n)))
-await measure('weight (TF-IDF)', () => tokens.forEach((t) => weightTerms(t, idf, stop)))
-await measure('simhash', () => weighted.forEach((w) => simhash(w)))
-const analyzer = createAnalyzer({ segmenter })
-await measure('pipeline (analyze: all stages)', () => contents.forEach((c) => analyzer.analyze(c)))
+await measure('normalise', timed(() => contents.forEach((c) => normalizeContent(c))))
+const wasm = segName === 'jieba-wasm' ? segmenter : createJiebaWasmSegmenter()
+if (segName !== 'jieba-wasm') {
+  await measure('segment (raw jieba-wasm cut, for comparison)', timed(() => normalized.forEach((n) => wasm.cut(n))))
+}
+await measure(`segment (raw ${segName} cut)`, timed(() => normalized.forEach((n) => segmenter.cut(n))))
+await measure('weight (TF-IDF)', timed(() => tokens.forEach((t) => weightTerms(t, idf, stop))))
+await measure('simhash', timed(() => weighted.forEach((w) => simhash(w))))
+await measure('pipeline (analyze: all stages)', analyzePass(contents))
+await measure('pipeline, run memo off', analyzePass(contents, { memoizeRuns: false }))
 // Everything but segmentation: the same analyzer fed tokens cut beforehand.
 // analyze() cuts once per document, in order, so replaying the tokens by position is exact.
 let replayAt = 0
 const replay: Segmenter = { name: segmenter.name, addWords: () => undefined, cut: () => tokens[replayAt++ % tokens.length]! }
-const noSeg = createAnalyzer({ segmenter: replay })
-await measure('pipeline without segmentation', () => contents.forEach((c) => noSeg.analyze(c)))
+await measure('pipeline without segmentation', () => {
+  replayAt = 0
+  return analyzePass(contents, { segmenter: replay })()
+})
+// How much of the text the run memo finds segmented before, in one pass from empty.
+const memoCount = new RunMemo(new TermTable(idf, stop, 0.3, 0.3), segmenter)
+for (const n of normalized) memoCount.load(n)
+const memoHits = { runs: memoCount.hits / memoCount.lookups, chars: memoCount.hitUnits / memoCount.lookupUnits }
+console.log(`run memo, one pass from empty: ${(memoHits.runs * 100).toFixed(1)} % of runs, ${(memoHits.chars * 100).toFixed(1)} % of their characters found`)
 
 // Half of this corpus is Traditional (zh_TW pages and converted copies), which costs a
 // conversion pass; most real corpora are mostly Simplified. The same ratio on Simplified-only docs:
@@ -90,14 +114,15 @@ const simplifiedIdx = contents.flatMap((c, i) => (containsTraditional(c) ? [] : 
 const simplified = simplifiedIdx.map((i) => contents[i]!)
 const simplifiedNorm = simplifiedIdx.map((i) => normalized[i]!)
 const subChars = simplified.reduce((s, c) => s + c.length, 0)
-await measureSubset(`segment (raw ${segName}), Simplified-only docs`, () => simplifiedNorm.forEach((n) => segmenter.cut(n)), simplified.length, subChars)
-await measureSubset('pipeline, Simplified-only docs', () => simplified.forEach((c) => analyzer.analyze(c)), simplified.length, subChars)
+await measureSubset(`segment (raw ${segName}), Simplified-only docs`, timed(() => simplifiedNorm.forEach((n) => segmenter.cut(n))), simplified.length, subChars)
+await measureSubset('pipeline, Simplified-only docs', analyzePass(simplified), simplified.length, subChars)
 
 
-async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeof createPreparePool>> | null) {
-  const dedup = createDeduplicator({ store, analyzer })
-  const lines: JsonlLine[] = corpus.map((d, i) => ({ line: i + 1, text: JSON.stringify({ id: d.id, content: d.content, title: d.title }) }))
-  const batches = Array.from({ length: Math.ceil(lines.length / 500) }, (_, i) => lines.slice(i * 500, (i + 1) * 500))
+const analyzer = createAnalyzer({ segmenter })
+const lines: JsonlLine[] = corpus.map((d, i) => ({ line: i + 1, text: JSON.stringify({ id: d.id, content: d.content, title: d.title }) }))
+const batches = Array.from({ length: Math.ceil(lines.length / 500) }, (_, i) => lines.slice(i * 500, (i + 1) * 500))
+async function engineRun(store: FingerprintStore, pool: PreparePool | null) {
+  const dedup = createDeduplicator({ store, analyzer: createAnalyzer({ segmenter }) })
   // As the CLI does: preparation runs ahead of the in-order store round trips.
   await runBatches(batches, {
     prepare: (batch) => (pool === null ? dedup.prepareBatch(batch.map(parseJsonLine)) : pool.prepareLines(batch)),
@@ -106,21 +131,41 @@ async function engineRun(store: FingerprintStore, pool: Awaited<ReturnType<typeo
     ahead: pool === null ? 1 : 2,
   })
 }
-await measure('engine, 1 thread, memory store', async () => engineRun(await openMemoryStore(), null))
 const workers = Number(values.workers)
+// One pool for every pass (warm workers, as in a long CLI run); clearCaches() gives each pass
+// cold analyzers, untimed.
 const pool = await createPreparePool({ workers, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 10_000_000, expectVersion: analyzer.version })
-await measure(`engine, ${workers} workers, memory store`, async () => engineRun(await openMemoryStore(), pool))
+/** One engine pass with a fresh store and cold analyzers, setup untimed. */
+const enginePass = (withPool: boolean): Workload => async () => {
+  const store = await openMemoryStore()
+  if (withPool) await pool.clearCaches()
+  return () => engineRun(store, withPool ? pool : null)
+}
+/** The pipeline as the engine runs it (JSON parse, validation, analysis, blocks), no store. */
+const preparePass = (withPool: boolean): Workload => async () => {
+  if (withPool) {
+    await pool.clearCaches()
+    return () => Promise.all(batches.map((b) => pool.prepareLines(b)))
+  }
+  const dedup = createDeduplicator({ store: await openMemoryStore(), analyzer: createAnalyzer({ segmenter }) })
+  return () => lines.forEach((l) => dedup.prepare(parseJsonLine(l)))
+}
+await measure('prepare (parse + pipeline), 1 thread', preparePass(false))
+await measure(`prepare (parse + pipeline), ${workers} workers`, preparePass(true))
+await measure('engine, 1 thread, memory store', enginePass(false))
+await measure(`engine, ${workers} workers, memory store`, enginePass(true))
 
 // Ratios come from interleaved rounds: each round times every workload back to back, and the
 // ratio is taken per round (median over rounds). Machine speed drifts by 2× within minutes on a
 // shared VM, so dividing two rows measured minutes apart would measure the drift.
-async function rounds(workloads: Record<string, () => unknown>, n: number): Promise<Record<string, number>[]> {
+async function rounds(workloads: Record<string, Workload>, n: number): Promise<Record<string, number>[]> {
   const out: Record<string, number>[] = []
   for (let r = 0; r < n; r++) {
     const times: Record<string, number> = {}
-    for (const [name, fn] of Object.entries(workloads)) {
+    for (const [name, work] of Object.entries(workloads)) {
+      const run = await work()
       const t = performance.now()
-      await fn()
+      await run()
       times[name] = performance.now() - t
     }
     out.push(times)
@@ -130,33 +175,38 @@ async function rounds(workloads: Record<string, () => unknown>, n: number): Prom
 const ratioOf = (rs: Record<string, number>[], base: string, other: string) => median(rs.map((t) => t[base]! / t[other]!))
 const n = Math.max(3, runs)
 const main = await rounds({
-  raw: () => normalized.forEach((t) => segmenter.cut(t)),
-  pipeline: () => contents.forEach((c) => analyzer.analyze(c)),
-  subRaw: () => simplifiedNorm.forEach((t) => segmenter.cut(t)),
-  subPipeline: () => simplified.forEach((c) => analyzer.analyze(c)),
-  engine1: async () => engineRun(await openMemoryStore(), null),
-  engineN: async () => engineRun(await openMemoryStore(), pool),
+  raw: timed(() => normalized.forEach((t) => segmenter.cut(t))),
+  pipeline: analyzePass(contents),
+  pipelineNoMemo: analyzePass(contents, { memoizeRuns: false }),
+  subRaw: timed(() => simplifiedNorm.forEach((t) => segmenter.cut(t))),
+  subPipeline: analyzePass(simplified),
+  prepare1: preparePass(false),
+  prepareN: preparePass(true),
+  engine1: enginePass(false),
+  engineN: enginePass(true),
 }, n)
 let wasmRatio: number | undefined
 if (segName !== 'jieba-wasm') {
-  const wasm = createJiebaWasmSegmenter()
-  const wasmAnalyzer = createAnalyzer({ segmenter: wasm })
-  wasmRatio = ratioOf(await rounds({ raw: () => normalized.forEach((t) => wasm.cut(t)), pipeline: () => contents.forEach((c) => wasmAnalyzer.analyze(c)) }, n), 'raw', 'pipeline')
+  wasmRatio = ratioOf(await rounds({ raw: timed(() => normalized.forEach((t) => wasm.cut(t))), pipeline: analyzePass(contents, { segmenter: wasm }) }, n), 'raw', 'pipeline')
 }
 await pool.close()
 const ratios = {
   pipelineVsRawSeg: ratioOf(main, 'raw', 'pipeline'),
+  pipelineNoMemoVsRawSeg: ratioOf(main, 'raw', 'pipelineNoMemo'),
   simplifiedPipelineVsRawSeg: ratioOf(main, 'subRaw', 'subPipeline'),
   wasmPipelineVsRawWasm: wasmRatio,
+  prepareWorkersVsRawSeg: ratioOf(main, 'raw', 'prepareN'),
+  prepareWorkersVsPrepare1: ratioOf(main, 'prepare1', 'prepareN'),
   engineWorkersVsRawSeg: ratioOf(main, 'raw', 'engineN'),
   engineWorkersVsPipeline: ratioOf(main, 'pipeline', 'engineN'),
   engineWorkersVsEngine1: ratioOf(main, 'engine1', 'engineN'),
 }
 console.log(`\nratios (median of ${n} interleaved rounds; same documents, so time ratio = throughput ratio):`)
 console.log(`pipeline / raw segmentation (${segName}, one core): ${ratios.pipelineVsRawSeg.toFixed(2)}× (target ≥ 0.7×)`)
-console.log(`  on the ${simplified.length} Simplified-only docs: ${ratios.simplifiedPipelineVsRawSeg.toFixed(2)}×`)
+console.log(`  on the ${simplified.length} Simplified-only docs: ${ratios.simplifiedPipelineVsRawSeg.toFixed(2)}×; with the run memo off: ${ratios.pipelineNoMemoVsRawSeg.toFixed(2)}×`)
 if (wasmRatio !== undefined) console.log(`  with jieba-wasm as the segmenter (its pipeline / its raw cut): ${wasmRatio.toFixed(2)}×`)
-console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engineWorkersVsPipeline.toFixed(2)}×; / engine on 1 thread: ${ratios.engineWorkersVsEngine1.toFixed(2)}×; / raw segmentation: ${ratios.engineWorkersVsRawSeg.toFixed(2)}× (target ≥ 1.8×)`)
+console.log(`pipeline (parse + prepare) on ${workers} workers / raw segmentation (one core): ${ratios.prepareWorkersVsRawSeg.toFixed(2)}× (target ≥ 1.8×); / the same on 1 thread: ${ratios.prepareWorkersVsPrepare1.toFixed(2)}×`)
+console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engineWorkersVsPipeline.toFixed(2)}×; / engine on 1 thread: ${ratios.engineWorkersVsEngine1.toFixed(2)}×; / raw segmentation: ${ratios.engineWorkersVsRawSeg.toFixed(2)}×`)
 
 let es: Record<string, number> | undefined
 if (values.es !== undefined) {
@@ -166,8 +216,9 @@ if (values.es !== undefined) {
   // ratio of two figures taken far apart would measure the drift.
   const pairs: { es: number; fingerprintOnly: number }[] = []
   for (let r = 0; r < runs; r++) {
+    const fresh = createAnalyzer({ segmenter })
     const t0 = performance.now()
-    contents.forEach((c) => analyzer.analyze(c))
+    contents.forEach((c) => fresh.analyze(c))
     const fingerprintOnly = contents.length / ((performance.now() - t0) / 1000)
     const index = `simdup-bench-${process.pid}-${r}`
     const store = await createElasticsearchStore({ node: values.es, index })
@@ -192,4 +243,4 @@ if (values.es !== undefined) {
   )
 }
 
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, es }, null, 2))
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, memoHits, es }, null, 2))

@@ -8,12 +8,14 @@ import type { BlockScheme } from '../fingerprint/blocks.js'
 
 const data = workerData as { analyzer: PortableAnalyzerOptions; blockScheme: BlockScheme; maxContentLength: number }
 const analyzer = createAnalyzer(fromPortable(data.analyzer))
-const options = { analyzer, blockScheme: data.blockScheme, maxContentLength: data.maxContentLength }
+let options = { analyzer, blockScheme: data.blockScheme, maxContentLength: data.maxContentLength }
 const port = parentPort!
 port.postMessage({ version: analyzer.version })
-port.on('message', (m: { seq: number; lines: JsonlLine[] }) => {
+port.on('message', (m: { seq: number; lines?: JsonlLine[]; clear?: true }) => {
   try {
-    port.postMessage({ seq: m.seq, items: m.lines.map((l) => prepareItem(parseJsonLine(l), options)) })
+    // A fresh analyzer: empty term table and run memo (PreparePool.clearCaches).
+    if (m.clear === true) options = { ...options, analyzer: createAnalyzer(fromPortable(data.analyzer)) }
+    port.postMessage({ seq: m.seq, items: (m.lines ?? []).map((l) => prepareItem(parseJsonLine(l), options)) })
   } catch (err) {
     port.postMessage({ seq: m.seq, error: (err as Error).stack ?? String(err) })
   }

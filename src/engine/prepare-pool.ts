@@ -36,6 +36,11 @@ export interface PreparePoolOptions {
 /** Parses and prepares JSONL lines on worker threads, results in input order. */
 export interface PreparePool {
   prepareLines(lines: readonly JsonlLine[]): Promise<PreparedItem[]>
+  /**
+   * Gives every worker a fresh analyzer (empty term table and run memo), freeing their memory;
+   * the bench uses it to time each pass from cold caches with warm workers. Call between batches.
+   */
+  clearCaches(): Promise<void>
   close(): Promise<void>
 }
 
@@ -132,6 +137,20 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
       const parts: Promise<PreparedItem[]>[] = []
       for (let i = 0; i < lines.length; i += size) parts.push(call(lines.slice(i, i + size)))
       return (await Promise.all(parts)).flat()
+    },
+    async clearCaches() {
+      if (failure !== null) throw failure
+      await Promise.all(
+        workers.map(
+          (w, i) =>
+            new Promise<PreparedItem[]>((resolve, reject) => {
+              const id = seq++
+              pending.set(id, { resolve, reject, worker: i })
+              busy[i]!++
+              w.postMessage({ seq: id, clear: true })
+            }),
+        ),
+      )
     },
     async close() {
       await Promise.all(workers.map((w) => w.terminate()))

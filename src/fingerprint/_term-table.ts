@@ -28,6 +28,7 @@ export class TermTable {
   private keyHash = new Int32Array(1024)
   private size = 0
   private inserted = 0
+  private clears = 0
   private terms: string[] = []
   /** 1 when the term is a feature, 0 when it is dropped. */
   private feature = new Uint8Array(1024)
@@ -66,56 +67,90 @@ export class TermTable {
    * (1 + ln tf) · idf · factor exactly as weightContentTokens computes it.
    */
   load(tokens: readonly string[]): void {
-    if (this.size > this.limit) this.clear()
+    this.begin()
     const n = tokens.length
-    if (this.sequence.length < n) {
-      this.sequence = new Int32Array(n)
-      this.distinct = new Int32Array(n)
-      this.weights = new Float64Array(n)
+    if (this.sequence.length < n) this.reserve(n)
+    const seq = this.sequence
+    let m = 0
+    for (let i = 0; i < n; i++) {
+      const id = this.idOf(tokens[i]!)
+      if (this.feature[id] !== 0) seq[m++] = id
     }
+    this.count(m)
+  }
+
+  /**
+   * Starts a document: clears the table first when it has outgrown its limit, which invalidates
+   * every id handed out before (`generation` changes).
+   */
+  begin(): void {
+    if (this.size > this.limit) this.clear()
+  }
+
+  /** Makes room for `n` ids in `sequence` (keeping its first `keep`). */
+  reserve(n: number, keep = 0): void {
+    if (this.sequence.length >= n) return
+    const cap = Math.max(n, this.sequence.length * 2)
+    const seq = new Int32Array(cap)
+    seq.set(this.sequence.subarray(0, keep))
+    this.sequence = seq
+    this.distinct = new Int32Array(cap)
+    this.weights = new Float64Array(cap)
+  }
+
+  /** Changes whenever ids are invalidated (the table was cleared). */
+  get generation(): number {
+    return this.clears
+  }
+
+  /** Whether term `id` is a feature (kept), not punctuation or a stop word. */
+  isFeature(id: number): boolean {
+    return this.feature[id] !== 0
+  }
+
+  /** The id of a token, adding it when new. */
+  idOf(token: string): number {
+    if (token.length === 1) {
+      const c = token.charCodeAt(0)
+      let id = this.unitIds[c]! - 1
+      if (id < 0) {
+        id = this.add(token)
+        this.unitIds[c] = id + 1
+      }
+      return id
+    }
+    let id = this.find(token)
+    if (id < 0) {
+      id = this.add(token)
+      this.insert(token, id)
+    }
+    return id
+  }
+
+  /**
+   * Counts the feature ids in `sequence[0, m)` (one document, in token order) into `distinct`
+   * and `weights`.
+   */
+  count(m: number): void {
     const seq = this.sequence
     const distinct = this.distinct
-    const unitIds = this.unitIds
-    let tf = this.tf
-    let feature = this.feature
-    let m = 0
+    const tf = this.tf
     let d = 0
-    for (let i = 0; i < n; i++) {
-      const token = tokens[i]!
-      let id: number
-      if (token.length === 1) {
-        const c = token.charCodeAt(0)
-        id = unitIds[c]! - 1
-        if (id < 0) {
-          id = this.add(token)
-          unitIds[c] = id + 1
-          tf = this.tf
-          feature = this.feature
-        }
-      } else {
-        id = this.find(token)
-        if (id < 0) {
-          id = this.add(token)
-          this.insert(token, id)
-          tf = this.tf
-          feature = this.feature
-        }
-      }
-      if (feature[id] === 0) continue
-      seq[m++] = id
-      const count = tf[id]!
-      tf[id] = count + 1
-      if (count === 0) distinct[d++] = id
+    for (let i = 0; i < m; i++) {
+      const id = seq[i]!
+      const c = tf[id]!
+      tf[id] = c + 1
+      if (c === 0) distinct[d++] = id
     }
     const idf = this.idf
     const factor = this.factor
     const weights = this.weights
     for (let k = 0; k < d; k++) {
       const id = distinct[k]!
-      const count = tf[id]!
+      const c = tf[id]!
       tf[id] = 0
       // Same operation order as weightContentTokens, so weights (and fingerprints) are bit-identical.
-      let w = (1 + Math.log(count)) * idf[id]!
+      let w = (1 + Math.log(c)) * idf[id]!
       const f = factor[id]!
       if (f !== 1) w *= f
       weights[k] = w
@@ -216,6 +251,7 @@ export class TermTable {
     this.inserted = 0
     this.terms = []
     this.size = 0
+    this.clears++
   }
 }
 

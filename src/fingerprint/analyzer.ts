@@ -11,6 +11,7 @@ import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type
 import { defaultIdf, defaultStopWords } from './_data.js'
 import { minhashOfHashes, type MinHashSketch } from './minhash.js'
 import { TermTable } from './_term-table.js'
+import { RunMemo } from './_run-memo.js'
 
 /**
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
@@ -49,6 +50,11 @@ export interface AnalyzerOptions {
   userWords?: readonly UserWord[]
   weighting?: WeightingOptions
   shortText?: ShortTextOptions
+  /**
+   * Memoise cuts per run of han characters when the segmenter is `runLocal` (both built-in ones
+   * are): repeated clauses are segmented once. Never changes the output. @default true
+   */
+  memoizeRuns?: boolean
 }
 
 /** A configured pipeline. `version` names every setting that changes fingerprints. */
@@ -101,6 +107,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     `short=${shortText.minTerms},${shortText.maxTopShare}`,
   ].join(';')
   const table = new TermTable(idf, stop.words, weighting.singleCharFactor, weighting.numberFactor)
+  const memo = segmenter.runLocal === true && options.memoizeRuns !== false ? new RunMemo(table, segmenter) : undefined
   let th = new Int32Array(1024) // token hashes in order, for MinHash (reused)
 
   return {
@@ -111,7 +118,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       const normalized = normalize(content)
       // The term table gives contentTokens → weightContentTokens → simhash / minhashSketch /
       // termSetSketch results without re-hashing or re-classifying tokens seen before.
-      table.load(segmenter.cut(normalized))
+      if (memo === undefined) table.load(segmenter.cut(normalized))
+      else memo.load(normalized)
       const d = table.distinctLength
       const short = isShortWeights(table.weights, d, shortText)
       let minhash: MinHashSketch | null = null

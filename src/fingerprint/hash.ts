@@ -109,6 +109,15 @@ export function hex32(x: number): string {
   return HEX[(x >>> 24) & 0xff]! + HEX[(x >>> 16) & 0xff]! + HEX[(x >>> 8) & 0xff]! + HEX[x & 0xff]!
 }
 
+/** fmix32 with a signed result: the same bits, but always an int32 (a Smi on 64-bit V8). */
+function fmixInt32(h: number): number {
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  return h ^ (h >>> 16)
+}
+
 function rotl(x: number, r: number): number {
   return (x << r) | (x >>> (32 - r))
 }
@@ -159,13 +168,11 @@ export function contentKey(text: string): string {
     h1 ^= Math.imul(rotl(Math.imul(carry, 0xcc9e2d51), 15), 0x1b873593)
     h2 ^= Math.imul(rotl(Math.imul(carry, 0x85ebca6b), 17), 0xc2b2ae35)
   }
-  h1 ^= units
-  h2 ^= units
-  h1 = (h1 + h2) | 0
-  h2 = (h2 + h1) | 0
-  h1 = fmix32(h1 >>> 0)
-  h2 = fmix32(h2 >>> 0)
-  h1 = (h1 + h2) | 0
-  h2 = (h2 + h1) | 0
-  return hex32(h1) + hex32(h2)
+  // Finalised in int32 only: uint32 values (fmix32's `>>> 0`) are not Smis and sent the optimised
+  // loop into a deopt cycle (18 ns a character instead of a few).
+  const a = ((h1 ^ units) + (h2 ^ units)) | 0
+  const f1 = fmixInt32(a)
+  const f2 = fmixInt32(((h2 ^ units) + a) | 0)
+  const x = (f1 + f2) | 0
+  return hex32(x) + hex32((f2 + x) | 0)
 }

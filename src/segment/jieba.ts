@@ -12,9 +12,17 @@ import { DEFAULT_USER_WORD_FREQ, type Segmenter, type UserWord } from './segment
 export function createJiebaWasmSegmenter(): Segmenter {
   return {
     name: 'jieba-rs',
+    runLocal: true,
+    get epoch() {
+      return wasmEpoch
+    },
     cut: (text) => wasmCut(text, false),
     addWords(words: readonly UserWord[]) {
+      if (words.length > 0) wasmEpoch++
       for (const w of words) wasmAddWord(w.word, w.freq ?? DEFAULT_USER_WORD_FREQ, null)
     },
   }
 }
+
+/** jieba-wasm's one dictionary changes for every instance at once. */
+let wasmEpoch = 0

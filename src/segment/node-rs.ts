@@ -22,11 +22,17 @@ export function tryCreateNodeRsSegmenter(): Segmenter | undefined {
   } catch {
     return undefined // optional dependency absent or its binary not built for this platform
   }
+  let epoch = 0
   return {
     name: 'jieba-rs',
+    runLocal: true,
+    get epoch() {
+      return epoch
+    },
     cut: (text) => jieba.cut(text, false),
     addWords(words: readonly UserWord[]) {
       if (words.length === 0) return
+      epoch++
       const lines = words.map((w) => `${w.word} ${w.freq ?? DEFAULT_USER_WORD_FREQ}`).join('\n')
       jieba.loadDict(Buffer.from(lines + '\n', 'utf8'))
     },

@@ -8,6 +8,14 @@ export interface Segmenter {
   cut(text: string): string[]
   /** Adds words (a user dictionary); same effect as jieba's `add_word`. */
   addWords(words: readonly UserWord[]): void
+  /**
+   * True when the segmenter cuts like jieba-rs's `cut`: each maximal run of its han class
+   * (CJK ideographs, ASCII letters and digits, `+#&._%-`) on its own, and every other character
+   * as a token by itself. The analyzer then memoises cuts per run. @default false
+   */
+  readonly runLocal?: boolean
+  /** Changes whenever `addWords` may change cuts, so memoised cuts are dropped. @default undefined */
+  readonly epoch?: number
 }
 
 /** One user-dictionary entry. */

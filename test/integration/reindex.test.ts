@@ -18,6 +18,7 @@ import { run } from '../../src/cli/main.js'
 import { acquireElasticsearch } from '../helpers/es-node.js'
 import { fakeIO } from '../helpers/cli.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
+import { mulberry32 } from '../helpers/random.js'
 
 // ---- corpus ----
 
@@ -41,17 +42,6 @@ const WORDS = (
   '电脑 手机 汽车 火车 飞机 轮船 电视 报纸 图书 音乐 增加 减少 提高 降低 完成 开始 结束 参加 组织 举办 ' +
   '重要 明显 稳定 安全 方便 丰富 困难 积极 普通 特别 蔬菜 水果 粮食 茶叶 药品 衣服 家具 玩具 钢铁 石油'
 ).split(' ')
-
-/** mulberry32: a small seeded generator, so the corpus is the same on every run. */
-function rng(seed: number): () => number {
-  let s = seed
-  return () => {
-    s = (s + 0x6d2b79f5) | 0
-    let t = Math.imul(s ^ (s >>> 15), 1 | s)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Words joined into sentences: a comma every third word, a full stop every eighth. */
 function sentences(words: readonly string[]): string {
@@ -92,7 +82,7 @@ interface Planted {
  * store and Elasticsearch see the same candidates.
  */
 function buildCorpus(analyzer: Analyzer): { docs: Map<string, SourceDoc>; planted: Planted } {
-  const r = rng(20240101)
+  const r = mulberry32(20240101)
   const draw = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(r() * WORDS.length)]!)
   const docs = new Map<string, SourceDoc>()
   const planted: Planted = { clusterOf: new Map(), layerOf: new Map(), rejected: [] }

@@ -14,7 +14,11 @@ describe('prepare pool (worker threads)', () => {
     ]
     const pool = await createPreparePool({ workers: 2, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
     try {
-      expect(await pool.prepareLines(lines)).toEqual(lines.map((l) => dedup.prepare(parseJsonLine(l))))
+      const want = lines.map((l) => dedup.prepare(parseJsonLine(l)))
+      expect(await pool.prepareLines(lines)).toEqual(want)
+      // Fresh analyzers in the workers (cold caches) prepare the same items, and both workers answer.
+      await pool.clearCaches()
+      expect(await pool.prepareLines([...lines, ...lines])).toEqual([...want, ...want])
     } finally {
       await pool.close()
     }
