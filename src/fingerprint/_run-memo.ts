@@ -22,23 +22,23 @@ import type { TermTable } from './_term-table.js'
  * segmenter's dictionary changes (`epoch`) and when it outgrows its own limit.
  */
 export class RunMemo {
+  /** Open addressing over run hashes: offset + 1 of the run's entry in `data` (0 = empty). */
   private slots = new Int32Array(1 << 16)
-  /** Run keys, as UTF-16 units, end to end. */
-  private keys = new Uint16Array(1 << 18)
-  private keysLength = 0
-  private keyStart = new Int32Array(4096)
-  private keyLength = new Int32Array(4096)
-  private keyHash = new Int32Array(4096)
-  /** Feature term ids of each run: `ids[idStart, idStart + idLength)`; idStart −1 while pending. */
-  private idStart = new Int32Array(4096)
-  private idLength = new Int32Array(4096)
-  private ids = new Int32Array(1 << 18)
-  private idsLength = 0
-  private size = 0
-  /** Entries of the current document's runs, in order. */
+  private slotsUsed = 0
+  /**
+   * Entries end to end, each contiguous so a hit reads one or two cache lines: hash, key length
+   * (UTF-16 units), id count, the key's units packed two to an int, then the feature term ids.
+   */
+  private data = new Int32Array(1 << 18)
+  private dataLength = 0
+  /** Per run of the current document: its entry's offset, or ~p for the p-th pending run. */
   private runs = new Int32Array(1024)
-  private pendingEntry = new Int32Array(256)
   private pendingStart = new Int32Array(256)
+  private pendingEnd = new Int32Array(256)
+  private pendingHash = new Int32Array(256)
+  private pendingOffset = new Int32Array(256)
+  /** Feature ids of the run being stored. */
+  private scratch = new Int32Array(256)
   private generation = -1
   private epoch: number | undefined
   /** Set when the segmenter's output did not line up with the runs: plain cuts from then on. */
@@ -52,8 +52,8 @@ export class RunMemo {
   constructor(
     private readonly table: TermTable,
     private readonly segmenter: Segmenter,
-    private readonly limitRuns = 1 << 20,
-    private readonly limitUnits = 1 << 24,
+    /** Most ints of entry data kept (4 bytes each) before the memo starts over. */
+    private readonly limit = 1 << 23,
   ) {}
 
   /** Segments `text` into the table (as `table.load(segmenter.cut(text))` does). */
@@ -64,7 +64,7 @@ export class RunMemo {
       table.load(this.segmenter.cut(text))
       return
     }
-    if (table.generation !== this.generation || this.segmenter.epoch !== this.epoch || this.size > this.limitRuns || this.keysLength > this.limitUnits) {
+    if (table.generation !== this.generation || this.segmenter.epoch !== this.epoch || this.dataLength > this.limit) {
       this.clear()
       this.generation = table.generation
       this.epoch = this.segmenter.epoch
@@ -87,20 +87,21 @@ export class RunMemo {
         c = ++i < n ? text.charCodeAt(i) : 0
       } while (i < n && sep[c] === 0)
       h ^= h >>> 15
-      let entry = this.find(text, start, i, h)
+      let at = this.find(text, start, i, h)
       this.lookups++
       this.lookupUnits += i - start
-      if (entry < 0) {
-        entry = this.insert(text, start, i, h)
-        if (pending === this.pendingEntry.length) this.growPending()
-        this.pendingEntry[pending] = entry
-        this.pendingStart[pending++] = start
+      if (at < 0) {
+        if (pending === this.pendingStart.length) this.growPending()
+        this.pendingStart[pending] = start
+        this.pendingEnd[pending] = i
+        this.pendingHash[pending] = h
+        at = ~pending++
       } else {
         this.hits++
         this.hitUnits += i - start
       }
       if (runCount === this.runs.length) this.runs = grow(this.runs, runCount * 2)
-      this.runs[runCount++] = entry
+      this.runs[runCount++] = at
     }
     if (pending > 0 && !this.cutPending(text, pending)) {
       this.broken = true
@@ -109,121 +110,127 @@ export class RunMemo {
       return
     }
     let m = 0
-    const ids = this.ids
     for (let r = 0; r < runCount; r++) {
-      const e = this.runs[r]!
-      const from = this.idStart[e]!
-      const len = this.idLength[e]!
+      let at = this.runs[r]!
+      if (at < 0) at = this.pendingOffset[~at]!
+      const data = this.data
+      const len = data[at + 2]!
+      if (len === 0) continue
+      const from = at + 3 + ((data[at + 1]! + 1) >> 1)
       if (m + len > table.sequence.length) table.reserve(m + len, m)
       const seq = table.sequence
-      for (let k = 0; k < len; k++) seq[m + k] = ids[from + k]!
+      for (let k = 0; k < len; k++) seq[m + k] = data[from + k]!
       m += len
     }
     table.count(m)
   }
 
-  /** Cuts the pending runs in one call and stores their feature ids; false if tokens misalign. */
+  /**
+   * Cuts the pending runs in one call (joined by newlines, which jieba keeps as tokens of their
+   * own) and stores each as an entry; false if the tokens do not line up with the runs.
+   */
   private cutPending(text: string, pending: number): boolean {
     const parts = new Array<string>(pending)
-    for (let p = 0; p < pending; p++) {
-      const e = this.pendingEntry[p]!
-      const start = this.pendingStart[p]!
-      parts[p] = text.slice(start, start + this.keyLength[e]!)
-    }
+    for (let p = 0; p < pending; p++) parts[p] = text.slice(this.pendingStart[p]!, this.pendingEnd[p]!)
     const tokens = this.segmenter.cut(parts.join('\n'))
     const table = this.table
     let t = 0
     for (let p = 0; p < pending; p++) {
-      const e = this.pendingEntry[p]!
       if (p > 0) {
         if (tokens[t] !== '\n') return false
         t++
       }
-      this.idStart[e] = this.idsLength
-      let left = this.keyLength[e]!
+      const start = this.pendingStart[p]!
+      const end = this.pendingEnd[p]!
+      let left = end - start
+      let count = 0
       while (left > 0) {
         const token = tokens[t++]
         if (token === undefined || token.length > left) return false
         left -= token.length
         const id = table.idOf(token)
         if (table.isFeature(id)) {
-          if (this.idsLength === this.ids.length) this.ids = grow(this.ids, this.idsLength * 2)
-          this.ids[this.idsLength++] = id
+          if (count === this.scratch.length) this.scratch = grow(this.scratch, count * 2)
+          this.scratch[count++] = id
         }
       }
-      this.idLength[e] = this.idsLength - this.idStart[e]!
+      // A run that occurs twice in one document is pending twice; store it once.
+      const h = this.pendingHash[p]!
+      const found = this.find(text, start, end, h)
+      this.pendingOffset[p] = found >= 0 ? found : this.insert(text, start, end, h, this.scratch, count)
     }
     return t === tokens.length
   }
 
+
+  /** Offset of the entry for `text[start, end)`, or -1. */
   private find(text: string, start: number, end: number, h: number): number {
     const n = end - start
     const slots = this.slots
+    const data = this.data
     const mask = slots.length - 1
-    const keys = this.keys
     for (let s = h & mask; ; s = (s + 1) & mask) {
-      const e = slots[s]! - 1
-      if (e < 0) return -1
-      if (this.keyHash[e] !== h || this.keyLength[e] !== n) continue
-      let k = this.keyStart[e]!
+      const at = slots[s]! - 1
+      if (at < 0) return -1
+      if (data[at] !== h || data[at + 1] !== n) continue
+      let k = at + 3
       let i = start
-      while (i < end && keys[k] === text.charCodeAt(i)) {
-        i++
-        k++
+      for (; i + 1 < end; i += 2) {
+        const w = data[k++]!
+        if ((w & 0xffff) !== text.charCodeAt(i) || w >>> 16 !== text.charCodeAt(i + 1)) break
       }
-      if (i === end) return e
+      if (i + 1 < end) continue
+      if (i < end && data[k] !== text.charCodeAt(i)) continue
+      return at
     }
   }
 
-  private insert(text: string, start: number, end: number, h: number): number {
-    const e = this.size++
-    if (e === this.keyStart.length) {
-      const cap = e * 2
-      this.keyStart = grow(this.keyStart, cap)
-      this.keyLength = grow(this.keyLength, cap)
-      this.keyHash = grow(this.keyHash, cap)
-      this.idStart = grow(this.idStart, cap)
-      this.idLength = grow(this.idLength, cap)
-    }
+  private insert(text: string, start: number, end: number, h: number, ids: Int32Array, count: number): number {
     const n = end - start
-    if (this.keysLength + n > this.keys.length) {
-      const keys = new Uint16Array(Math.max(this.keys.length * 2, this.keysLength + n))
-      keys.set(this.keys.subarray(0, this.keysLength))
-      this.keys = keys
-    }
-    this.keyStart[e] = this.keysLength
-    this.keyLength[e] = n
-    this.keyHash[e] = h
-    this.idStart[e] = -1
-    this.idLength[e] = 0
-    for (let i = start; i < end; i++) this.keys[this.keysLength++] = text.charCodeAt(i)
+    const size = 3 + ((n + 1) >> 1) + count
+    if (this.dataLength + size > this.data.length) this.data = grow(this.data, Math.max(this.data.length * 2, this.dataLength + size))
+    const data = this.data
+    const at = this.dataLength
+    data[at] = h
+    data[at + 1] = n
+    data[at + 2] = count
+    let k = at + 3
+    let i = start
+    for (; i + 1 < end; i += 2) data[k++] = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)
+    if (i < end) data[k++] = text.charCodeAt(i)
+    for (let j = 0; j < count; j++) data[k++] = ids[j]!
+    this.dataLength = k
     // Load factor at most 1/2 keeps probe runs short.
-    if (this.size * 2 > this.slots.length) {
-      this.slots = new Int32Array(this.slots.length * 2)
-      for (let x = 0; x < this.size; x++) this.place(this.keyHash[x]!, x)
-    } else {
-      this.place(h, e)
-    }
-    return e
+    if (++this.slotsUsed * 2 > this.slots.length) this.rehash()
+    else this.place(h, at)
+    return at
   }
 
-  private place(h: number, e: number): void {
+  private place(h: number, at: number): void {
     const mask = this.slots.length - 1
     let s = h & mask
     while (this.slots[s] !== 0) s = (s + 1) & mask
-    this.slots[s] = e + 1
+    this.slots[s] = at + 1
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2)
+    const data = this.data
+    for (let at = 0; at < this.dataLength; at += 3 + ((data[at + 1]! + 1) >> 1) + data[at + 2]!) this.place(data[at]!, at)
   }
 
   private growPending(): void {
-    this.pendingEntry = grow(this.pendingEntry, this.pendingEntry.length * 2)
-    this.pendingStart = grow(this.pendingStart, this.pendingStart.length * 2)
+    const cap = this.pendingStart.length * 2
+    this.pendingStart = grow(this.pendingStart, cap)
+    this.pendingEnd = grow(this.pendingEnd, cap)
+    this.pendingHash = grow(this.pendingHash, cap)
+    this.pendingOffset = grow(this.pendingOffset, cap)
   }
 
   private clear(): void {
     this.slots.fill(0)
-    this.size = 0
-    this.keysLength = 0
-    this.idsLength = 0
+    this.slotsUsed = 0
+    this.dataLength = 0
   }
 }
 

@@ -63,6 +63,14 @@ export class TermTable {
   }
 
   /**
+   * The id → term strings array as it is now. It is only appended to until the table is
+   * cleared, which starts a new array, so ids of the last document stay readable through it later.
+   */
+  get termStrings(): readonly string[] {
+    return this.terms
+  }
+
+  /**
    * Reads one document's tokens: fills `sequence`, `distinct` and `weights`, where a weight is
    * (1 + ln tf) · idf · factor exactly as weightContentTokens computes it.
    */

@@ -129,11 +129,10 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         for (let i = 0; i < m; i++) th[i] = table.lo[table.sequence[i]!]!
         minhash = minhashOfHashes(th, m)
       }
-      const words = new Array<string>(d)
-      for (let k = 0; k < d; k++) words[k] = table.term(table.distinct[k]!)
       return new TableAnalysis(
         normalized,
-        words,
+        table.termStrings,
+        table.distinct.slice(0, d),
         table.weights.slice(0, d),
         simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
         short,
@@ -150,7 +149,8 @@ class TableAnalysis implements Analysis {
   private built: WeightedTerm[] | undefined
   constructor(
     readonly normalized: string,
-    private readonly words: string[],
+    private readonly strings: readonly string[],
+    private readonly ids: Int32Array,
     private readonly weights: Float64Array,
     readonly fingerprint: Fingerprint,
     readonly short: boolean,
@@ -160,7 +160,7 @@ class TableAnalysis implements Analysis {
   ) {}
 
   get terms(): WeightedTerm[] {
-    this.built ??= this.words.map((term, k) => ({ term, weight: this.weights[k]! }))
+    this.built ??= Array.from(this.ids, (id, k) => ({ term: this.strings[id]!, weight: this.weights[k]! }))
     return this.built
   }
 }
