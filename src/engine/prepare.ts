@@ -2,7 +2,8 @@ import type { Fingerprint } from '../types.js'
 import type { Analyzer } from '../fingerprint/analyzer.js'
 import { fingerprintBlocks, type BlockScheme } from '../fingerprint/blocks.js'
 import { hash64Hex } from '../fingerprint/hash.js'
-import { canonicalUrl, isGenericTitle, normalizeText } from '../normalize/index.js'
+import { canonicalUrl, normalizeText } from '../normalize/index.js'
+import { TITLE_NORMALIZE_OPTIONS, isGenericNormalizedTitle } from '../normalize/title.js'
 import { validateDocument } from './validate.js'
 
 /** One incoming line: a parsed JSON value, or a line already rejected upstream (bad JSON, bad UTF-8). */
@@ -52,7 +53,7 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
     return { ok: false, id: doc.id, line, reason: 'field `content` is empty after normalisation (only markup, emoji or control characters)' }
   }
   const url = doc.url == null ? null : canonicalUrl(doc.url)
-  const title = doc.title == null ? '' : normalizeText(doc.title, { keepLineBreaks: false })
+  const title = doc.title == null ? '' : normalizeText(doc.title, TITLE_NORMALIZE_OPTIONS)
   return {
     ok: true,
     doc: {
@@ -62,7 +63,7 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
       blocks: fingerprintBlocks(analysis.fingerprint, o.blockScheme),
       contentHash: analysis.contentHash,
       urlHash: url === null ? null : hash64Hex(url),
-      titleHash: title === '' || isGenericTitle(title) ? null : hash64Hex(title),
+      titleHash: title === '' || isGenericNormalizedTitle(title) ? null : hash64Hex(title),
       short: analysis.short,
       sketch: analysis.sketch,
       bands: analysis.bands,

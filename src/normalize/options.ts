@@ -53,6 +53,8 @@ const KEYS = Object.keys(DEFAULT_NORMALIZE_OPTIONS) as (keyof NormalizeOptions)[
  */
 export function resolveNormalizeOptions(options?: NormalizeOptions): ResolvedNormalizeOptions {
   if (options === undefined) return DEFAULT_NORMALIZE_OPTIONS
+  // Options resolved before (frozen, checked) are passed through: callers on a hot path resolve once.
+  if (resolvedOnes.has(options)) return options as ResolvedNormalizeOptions
   const resolved = { ...DEFAULT_NORMALIZE_OPTIONS }
   for (const key of KEYS) {
     const value: unknown = options[key]
@@ -62,5 +64,9 @@ export function resolveNormalizeOptions(options?: NormalizeOptions): ResolvedNor
     }
     resolved[key] = value
   }
-  return Object.freeze(resolved)
+  const frozen = Object.freeze(resolved)
+  resolvedOnes.add(frozen)
+  return frozen
 }
+
+const resolvedOnes = new WeakSet<object>([DEFAULT_NORMALIZE_OPTIONS])

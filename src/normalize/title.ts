@@ -2,6 +2,10 @@
  * Titles that say nothing about a page, so the title layer must not match documents on them.
  */
 import { normalizeText } from './text.js'
+import { resolveNormalizeOptions } from './options.js'
+
+/** Normalisation of titles (one line). */
+export const TITLE_NORMALIZE_OPTIONS = resolveNormalizeOptions({ keepLineBreaks: false })
 
 /**
  * Titles that name no particular page (compared after {@link normalizeText} — so Traditional
@@ -39,7 +43,13 @@ export interface GenericTitleOptions {
 
 // Keys keep letters and digits only, so "404 - Not Found!" and "404 not found" meet.
 function key(s: string): string {
-  return normalizeText(s, { keepLineBreaks: false }).replace(/[^\p{L}\p{N}]+/gu, '')
+  return normalizedKey(normalizeText(s, TITLE_NORMALIZE_OPTIONS))
+}
+
+// The key of a text normalised already, or of a piece of one: normalisation is idempotent, and
+// what it would still change in a piece (edge whitespace) the key drops anyway.
+function normalizedKey(s: string): string {
+  return s.replace(/[^\p{L}\p{N}]+/gu, '')
 }
 
 function keySet(titles: readonly string[]): ReadonlySet<string> {
@@ -54,12 +64,13 @@ const SUFFIXES = ['官网', '官方网站', '首页', '主页', 'homepage']
 const DOMAIN = /^(?:[a-z0-9-]+\.)+[a-z]{2,}$/
 const TRAILING_NUMBER = /\d+$/
 
+// `part` is normalised text or a piece of it.
 function isGenericPart(part: string, generic: ReadonlySet<string>, site: string): boolean {
-  const k = key(part)
+  const k = normalizedKey(part)
   if (k === '' || k === site || generic.has(k)) return true
   const stem = k.replace(TRAILING_NUMBER, '')
   if (stem === '' || generic.has(stem)) return true // "2024", "新建网页 1" (new web page 1)
-  if (DOMAIN.test(normalizeText(part, { keepLineBreaks: false }))) return true
+  if (DOMAIN.test(part.trim())) return true
   return SUFFIXES.some((s) => k.endsWith(s))
 }
 
@@ -76,9 +87,17 @@ export function isGenericTitle(title: string | null | undefined, options: Generi
   if (typeof title !== 'string') return true
   const generic = options.genericTitles === undefined ? (defaultKeys ??= keySet(DEFAULT_GENERIC_TITLES)) : keySet(options.genericTitles)
   const site = options.siteName === undefined ? '' : key(options.siteName.replace(/^www\./i, ''))
-  const whole = normalizeText(title, { keepLineBreaks: false })
+  return isGenericNormalizedTitle(normalizeText(title, TITLE_NORMALIZE_OPTIONS), generic, site)
+}
+
+/**
+ * {@link isGenericTitle} of a title normalised already with {@link TITLE_NORMALIZE_OPTIONS}, with the
+ * default generic titles and no site name: the engine's per-document check, without normalising again.
+ * @example isGenericNormalizedTitle(normalizeText('首頁', TITLE_NORMALIZE_OPTIONS)) // true
+ */
+export function isGenericNormalizedTitle(whole: string, generic: ReadonlySet<string> = (defaultKeys ??= keySet(DEFAULT_GENERIC_TITLES)), site = ''): boolean {
   if (isGenericPart(whole, generic, site)) return true
-  const parts = whole.split(SEPARATORS).filter((p) => key(p) !== '')
+  const parts = whole.split(SEPARATORS).filter((p) => normalizedKey(p) !== '')
   if (parts.length <= 1) return false
   if (site !== '' && parts.every((p) => isGenericPart(p, generic, site))) return true
   return parts.length === 2 && parts.some((p) => isGenericPart(p, generic, site))

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { test } from '@fast-check/vitest'
 import fc from 'fast-check'
-import { DEFAULT_GENERIC_TITLES, isGenericTitle } from '../../../src/normalize/index.js'
+import { DEFAULT_GENERIC_TITLES, isGenericTitle, normalizeText } from '../../../src/normalize/index.js'
+import { TITLE_NORMALIZE_OPTIONS, isGenericNormalizedTitle } from '../../../src/normalize/title.js'
 
 describe('isGenericTitle', () => {
   const rows: [title: string | null | undefined, expected: boolean, gloss: string][] = [
@@ -38,6 +39,8 @@ describe('isGenericTitle', () => {
   ]
   it.each(rows)('%j → %s (%s)', (title, expected) => {
     expect(isGenericTitle(title)).toBe(expected)
+    // The engine's path: normalise once, then check without normalising pieces again.
+    if (typeof title === 'string') expect(isGenericNormalizedTitle(normalizeText(title, TITLE_NORMALIZE_OPTIONS))).toBe(expected)
   })
 
   it('a title that is only the site name is generic when the site is known', () => {
@@ -57,6 +60,12 @@ describe('isGenericTitle', () => {
   })
   test.prop([fc.string({ unit: 'binary', maxLength: 60 })])('never throws', (s) => {
     expect(typeof isGenericTitle(s)).toBe('boolean')
+  })
+  // Pieces from the generic list, separators and site chrome, in Traditional and full-width forms too.
+  const piece = fc.constantFrom(...DEFAULT_GENERIC_TITLES, '首頁', 'ＨＯＭＥ', '新華網', 'www.Example.com', '杭州今日天气晴', '2024', '１', ' - ', ' | ', '_', '：', '——', ' ', '!')
+  // What the engine's path relies on: a normalised title (and so each of its pieces) is a fixed point.
+  test.prop([fc.array(piece, { maxLength: 6 }).map((a) => a.join(''))])('normalising first gives the same answer', (t) => {
+    expect(isGenericTitle(normalizeText(t, TITLE_NORMALIZE_OPTIONS))).toBe(isGenericTitle(t))
   })
   test.prop([fc.constantFrom(...DEFAULT_GENERIC_TITLES), fc.stringMatching(/^[\u4e00-\u9fa5]{6,12}$/)])(
     'a generic word plus a site name is generic, plus a headline and a site name is not', (generic, words) => {
