@@ -176,3 +176,10 @@ export function contentKey(text: string): string {
   const x = (f1 + f2) | 0
   return hex32(x) + hex32((f2 + x) | 0)
 }
+
+// Run the code after each hot loop once at load. Otherwise the first call of a long text (the IDF
+// table is hashed whole) gets its loop compiled on the spot (OSR) before that code has run: V8
+// keeps reusing that compiled loop on every later call and deoptimises at its end each time (a
+// thousand deopts per corpus run, seen with --trace-deopt).
+hash64Hex('')
+contentKey('')
