@@ -105,7 +105,8 @@ export class DictConverter {
       let mask = lengths[c]!
       if (mask > 1) mask = this.candidates(s, i, n)
       if (mask === 0) {
-        i += unmatchedLength(s, i, n)
+        // Most units start no key: step over them without the description-sequence parser.
+        i += plainUnit(c) ? 1 : unmatchedLength(s, i, n)
         continue
       }
       if (mask === 1 && single[c] !== 0) {
@@ -134,8 +135,14 @@ export class DictConverter {
     const n = s.length
     const pieces: string[] = []
     let start = 0
+    const lengths = this.lengths
     for (let i = 0; i < n;) {
-      const mask = this.lengths[s.charCodeAt(i)] === 0 ? 0 : this.candidates(s, i, n)
+      const c = s.charCodeAt(i)
+      if (lengths[c] === 0 && plainUnit(c)) {
+        i++
+        continue
+      }
+      const mask = lengths[c] === 0 ? 0 : this.candidates(s, i, n)
       const hit = mask === 0 ? undefined : this.match(s, i, n, mask)
       if (hit === undefined) {
         i += unmatchedLength(s, i, n)
@@ -149,6 +156,11 @@ export class DictConverter {
     if (start < n) pieces.push(s.slice(start))
     return pieces
   }
+}
+
+/** A unit that is one whole character and no ideographic description character. */
+function plainUnit(c: number): boolean {
+  return c < 0x2ff0 || (c > 0x2fff && (c < 0xd800 || c > 0xdbff))
 }
 
 function unitsAt(s: string, i: number): number {
