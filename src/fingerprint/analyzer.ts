@@ -19,7 +19,10 @@ import { RunMemo } from './_run-memo.js'
  */
 export const FINGERPRINT_ALGORITHM = 'simdup-fp/3'
 
-/** Everything the engine needs to know about one document's content. */
+/**
+ * Everything the engine needs to know about one document's content. Read-only: an analyzer may
+ * return the same object again for a text that normalises to the same string.
+ */
 export interface Analysis {
   normalized: string
   terms: WeightedTerm[]
@@ -109,6 +112,11 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const table = new TermTable(idf, stop.words, weighting.singleCharFactor, weighting.numberFactor)
   const memo = segmenter.runLocal === true && options.memoizeRuns !== false ? new RunMemo(table, segmenter) : undefined
   let th = new Int32Array(1024) // token hashes in order, for MinHash (reused)
+  // Exact repeats of a normalised text (mirrors, reposts, the same page crawled twice) get the
+  // analysis made before: keyed by contentKey, confirmed by comparing the text. Bounded in entries
+  // and characters; long texts are not kept.
+  const recent = new Map<string, Analysis>()
+  let recentChars = 0
 
   return {
     version,
@@ -116,6 +124,9 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     segment: (normalized) => segmenter.cut(normalized),
     analyze(content: string): Analysis {
       const normalized = normalize(content)
+      const key = contentKey(normalized)
+      const seen = recent.get(key)
+      if (seen !== undefined && seen.normalized === normalized) return seen
       // The term table gives contentTokens → weightContentTokens → simhash / minhashSketch /
       // termSetSketch results without re-hashing or re-classifying tokens seen before.
       if (memo === undefined) table.load(segmenter.cut(normalized))
@@ -126,23 +137,39 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       if (!short) {
         const m = table.sequenceLength
         if (th.length < m) th = new Int32Array(Math.max(m, th.length * 2))
-        for (let i = 0; i < m; i++) th[i] = table.lo[table.sequence[i]!]!
+        const seq = table.sequence
+        const lo = table.lo
+        for (let i = 0; i < m; i++) th[i] = lo[seq[i]!]!
         minhash = minhashOfHashes(th, m)
       }
-      return new TableAnalysis(
+      const analysis = new TableAnalysis(
         normalized,
         table.termStrings,
         table.distinct.slice(0, d),
         table.weights.slice(0, d),
         simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
         short,
-        contentKey(normalized),
+        key,
         short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
         minhash?.bands ?? [],
       )
+      if (normalized.length <= RECENT_MAX_TEXT) {
+        if (recent.size >= RECENT_MAX_ENTRIES || recentChars > RECENT_MAX_CHARS) {
+          recent.clear()
+          recentChars = 0
+        }
+        recent.set(key, analysis)
+        recentChars += normalized.length
+      }
+      return analysis
     },
   }
 }
+
+/** Bounds of the analyzer's cache of recent analyses (exact repeats). */
+const RECENT_MAX_ENTRIES = 4096
+const RECENT_MAX_CHARS = 4_000_000
+const RECENT_MAX_TEXT = 100_000
 
 // The engine never reads `terms`: build the objects only when asked (compare, explain).
 class TableAnalysis implements Analysis {

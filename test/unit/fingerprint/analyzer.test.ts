@@ -62,6 +62,21 @@ describe('analyzer (term-table fast path)', () => {
   })
 })
 
+describe('analyzer cache of exact repeats', () => {
+  test('a text that normalises to one seen before gets that analysis; others are analysed afresh', () => {
+    const analyzer = createAnalyzer({ segmenter: seg })
+    // "Peking University students study the basics of AI and machine learning in the library, three times a week."
+    const a = analyzer.analyze('北京大学的学生在图书馆学习ai和机器学习的基础知识，每周三次。')
+    // Traditional characters and full-width capitals normalise to the same text.
+    const b = analyzer.analyze('北京大學的學生在圖書館學習ＡＩ和機器學習的基礎知識，每周三次。')
+    expect(b.normalized).toBe(a.normalized)
+    expect(b).toBe(a)
+    const c = analyzer.analyze('北京大学的学生在图书馆学习人工智能和机器学习的基础知识，每周四次。')
+    expect(c).not.toBe(a)
+    expect(view(c)).toEqual(reference('北京大学的学生在图书馆学习人工智能和机器学习的基础知识，每周四次。'))
+  })
+})
+
 describe('TermTable', () => {
   test('gives the same weights and hashes after being cleared for outgrowing its limit', async () => {
     const corpus = (await loadCorpus()).slice(0, 300)
