@@ -253,3 +253,36 @@ export class GrowableI32 {
     return this.length++
   }
 }
+
+/** Stored distance meaning "see the overflow Map". */
+const FAR_DELTA = 0xffffffff
+
+/**
+ * Write-once file offsets (any safe integer), one per row, written in row order: a float64 base
+ * per chunk (its first row's offset) and a uint32 distance from it per row, so 4 bytes a row
+ * instead of 8. A distance past 2^32 − 1 (over 4 GiB of other entries inside one chunk's rows)
+ * goes to an overflow Map.
+ */
+export class OffsetColumn {
+  private readonly bases: number[] = []
+  private readonly deltas = new U32Column()
+  private readonly far = new Map<number, number>()
+
+  get(row: number): number {
+    const d = this.deltas.get(row)
+    return d === FAR_DELTA ? this.far.get(row)! : this.bases[row >>> CHUNK_BITS]! + d
+  }
+
+  set(row: number, offset: number): void {
+    const k = row >>> CHUNK_BITS
+    const base = this.bases[k] ??= offset
+    const d = offset - base
+    if (d >= 0 && d < FAR_DELTA) return this.deltas.set(row, d)
+    this.far.set(row, offset)
+    this.deltas.set(row, FAR_DELTA)
+  }
+
+  byteLength(): number {
+    return this.deltas.byteLength() + this.bases.length * 8
+  }
+}
