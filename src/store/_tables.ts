@@ -7,7 +7,7 @@ import { ChainIndex } from './_chain-index.js'
 import { KEY_OUT, KeyIndex, chainEnds } from './_key-index.js'
 import type { LogReader } from './_log-reader.js'
 import {
-  ByteWriter, ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
+  ByteWriter, ENTRY_DELETE, EXPLICIT_BANDS, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
   LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, entryBands, readRegion,
 } from './_codec.js'
 import { BitColumn, DictColumn, I32Column, OffsetColumn, SparseI32Column, U32Column } from './_columns.js'
@@ -104,7 +104,7 @@ export class Tables {
   private walked = new Int32Array(11)
   private readonly keyEnds = new Int32Array(3)
   private readonly postings = new Postings()
-  private readonly bands = new BandStore(this.alive)
+  private readonly bands: BandStore
   private readonly view = new PutView()
   private readonly region = new RegionView()
   /** A row's entry read back from the log (log mode); `entryStart` is where it starts in the buffer. */
@@ -119,6 +119,7 @@ export class Tables {
    */
   constructor(private readonly layouts: LayoutRegistry, private readonly versions: VersionRegistry, readonly reader: LogReader | null = null) {
     const wide = reader === null
+    this.bands = new BandStore(this.alive, !wide)
     this.content = new KeyIndex(wide, 8)
     this.urls = new KeyIndex(wide, 8)
     this.titles = new KeyIndex(wide, 8)
@@ -322,8 +323,9 @@ export class Tables {
   /** Records sharing any band term (no popcount filter: bands catch what drifted past k). */
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
     let added = 0
-    const visit = (row: number): void => {
+    const visit = (row: number, position: number, value: number): void => {
       if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since) return
+      if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return
       seen.add(row)
       out.push(row)
       added++
@@ -360,6 +362,15 @@ export class Tables {
     this.locate(row)
     const v = this.entry
     return k === 0 ? v.contentHi === hi && v.contentLo === lo : k === 1 ? v.urlHi === hi && v.urlLo === lo : v.titleHi === hi && v.titleLo === lo
+  }
+
+  /** Whether `row`'s entry has canonical band `value` at `position` (tag-only band indexes match 24 bits). */
+  private entryBandIs(row: number, position: number, value: number): boolean {
+    const buf = this.locate(row)
+    const v = this.entry
+    if (v.bandCount === EXPLICIT_BANDS || position >= v.bandCount) return false
+    const p = v.bandStart + 4 * position
+    return ((buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0) === value
   }
 
   /**

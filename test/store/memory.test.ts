@@ -11,6 +11,7 @@ import { arbFingerprint as arbFp } from '../helpers/fingerprints.js'
 import type { FingerprintRecord } from '../../src/types.js'
 import { MemoryStore, openMemoryStore } from '../../src/store/memory.js'
 import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/_log.js'
+import { mix32, unmix32 } from '../../src/store/_key-index.js'
 import { LOCK_FILE } from '../../src/store/_lock.js'
 import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
@@ -459,6 +460,18 @@ describe('memory store persistence', () => {
     const [onlyA, onlyB] = await store.candidates([{ ...query, contentHash: a.contentHash }, { ...query, contentHash: b.contentHash }])
     expect(onlyA).toEqual([a])
     expect(onlyB).toEqual([b])
+  })
+
+  test('a band whose value agrees with a stored one in the 24 bits the index keeps is told apart on the entry', async () => {
+    const store = await openStore(await tempDir())
+    const a = makeRecord('a', BASE, { bands: bandsOf('a') })
+    await store.put([a])
+    // The index mixes a band value and keeps the top 24 bits: flip a low bit of the mixed value.
+    const near = (term: string): string => `${term.slice(0, 3)}${unmix32(mix32(Number.parseInt(term.slice(3), 16)) ^ 1).toString(16).padStart(8, '0')}`
+    const query = { fingerprint: { hi: 0, lo: 0 }, blocks: ['none'], minMatch: 1, maxDistance: 0 }
+    const [none, hit] = await store.candidates([{ ...query, bands: a.bands!.map(near) }, { ...query, bands: [near(a.bands![0]!), a.bands![5]!] }])
+    expect(none).toEqual([])
+    expect(hit).toEqual([a])
   })
 
   test('compact() on an open store rewrites the log; a leftover compaction file is ignored', async () => {
