@@ -94,7 +94,8 @@ export class Tables {
   /**
    * Exact-layer keys. In memory they live only in their indexes (6 bytes of remainder a key, not
    * 8). With a log, the key is read back from the entry, so the index holds a 32-bit fold of it
-   * (2 bytes of remainder) and a match is confirmed on the entry's key.
+   * in a tag-only index (1 byte of remainder: a match means 24 bits agree) and a match is
+   * confirmed on the entry's key.
    */
   private readonly content: KeyIndex
   private readonly urls: KeyIndex
@@ -120,9 +121,9 @@ export class Tables {
   constructor(private readonly layouts: LayoutRegistry, private readonly versions: VersionRegistry, readonly reader: LogReader | null = null) {
     const wide = reader === null
     this.bands = new BandStore(this.alive, !wide)
-    this.content = new KeyIndex(wide, 8)
-    this.urls = new KeyIndex(wide, 8)
-    this.titles = new KeyIndex(wide, 8)
+    this.content = new KeyIndex(wide, 8, !wide)
+    this.urls = new KeyIndex(wide, 8, !wide)
+    this.titles = new KeyIndex(wide, 8, !wide)
     this.keyIndexes = [this.content, this.urls, this.titles]
     this.keyOrder = [this.content, this.urls, this.titles]
   }
