@@ -188,6 +188,7 @@ const report = {
     rss: (after.rss - before.rss) / N,
     tableBytes: stats.tableBytes / N,
   },
+  tableBytesPerFingerprint: Object.fromEntries(Object.entries(stats.tableParts).map(([part, bytes]) => [part, bytes / N])),
   totals: { heapUsed: after.heapUsed, external: after.external, arrayBuffers: after.arrayBuffers, rss: after.rss },
   loadAverage: os.loadavg()[0] ?? 0,
   putsPerSecond: N / putSeconds,
@@ -204,6 +205,7 @@ const report = {
 const b = report.bytesPerFingerprint
 console.log(`${N.toLocaleString()} fingerprints${MINHASH ? ' with MinHash sketches and 8 bands' : ''} (${report.persistent ? `log in ${values.dir}, fsync ${report.fsync ? 'on' : 'off'}` : 'in memory'}), node ${process.version}, load average ${report.loadAverage.toFixed(1)} on ${os.availableParallelism()} cores`)
 console.log(`  memory: ${b.heapPlusExternal.toFixed(1)} B/fp heap+external (${b.heapUsed.toFixed(1)} heap, ${b.external.toFixed(1)} external of which ${b.arrayBuffers.toFixed(1)} array buffers; ${b.tableBytes.toFixed(1)} in tables), rss +${b.rss.toFixed(1)} B/fp`)
+console.log(`  tables by part (B/fp): ${Object.entries(report.tableBytesPerFingerprint).map(([part, v]) => `${part} ${v.toFixed(1)}`).join(', ')}`)
 console.log(`  totals: heapUsed ${mb(after.heapUsed)}, external ${mb(after.external)}, rss ${mb(after.rss)}`)
 console.log(`  put: ${Math.round(report.putsPerSecond).toLocaleString()} records/s wall, ${Math.round(report.putsPerCpuSecond).toLocaleString()} per CPU second (batches of ${BATCH.toLocaleString()})`)
 console.log(`  candidates: ${Math.round(report.lookupsPerSecond).toLocaleString()} lookups/s wall, ${Math.round(report.lookupsPerCpuSecond).toLocaleString()} per CPU second (4×16 blocks, k = 3, batches of 100${filterBlockDistance ? ', filterBlockDistance' : ''}); ${report.candidatesPerLookup.toFixed(1)} candidates and ${report.duplicatesPerLookup.toFixed(2)} within distance 3 per lookup`)

@@ -37,6 +37,24 @@ export interface KeyTops {
   readonly bands: readonly Uint16Array[]
 }
 
+/** Table bytes by part (`Tables.byteParts`). */
+export interface TableBytes {
+  /** The fingerprint columns (hi, lo). */
+  fingerprints: number
+  /** Time, meta, liveness and explicit block terms. */
+  rowColumns: number
+  /** Record payloads: the string arena and its positions (in memory) or entry offsets (with a log). */
+  payloads: number
+  /** The id and cluster id indexes. */
+  ids: number
+  /** The content, URL and title hash indexes. */
+  exactKeys: number
+  /** The block postings and their term dictionary's typed arrays. */
+  blocks: number
+  /** The band indexes. */
+  bands: number
+}
+
 /** Bounds on what one query may return. */
 export interface CandidateLimits {
   /** Records one exact key (content, URL or title hash) may contribute. */
@@ -638,11 +656,23 @@ export class Tables {
 
   /** Bytes held by typed arrays and the arena (JS-heap Maps and strings not included). */
   byteLength(): number {
-    const columns = [this.hi, this.lo, this.meta, this.alive, this.groupPos, this.offsets, this.clusterHash, this.explicitPos, this.explicitPool]
-    let total = this.arena.byteLength() + this.postings.byteLength() + this.time.byteLength() + this.bands.byteLength()
-    for (const c of columns) total += c.byteLength()
-    for (const index of [this.ids, this.clusters, this.content, this.urls, this.titles]) total += index.byteLength()
+    let total = 0
+    for (const bytes of Object.values(this.byteParts())) total += bytes
     return total
+  }
+
+  /** `byteLength` by part (see `TableBytes`). */
+  byteParts(): TableBytes {
+    const sum = (parts: readonly { byteLength(): number }[]): number => parts.reduce((t, p) => t + p.byteLength(), 0)
+    return {
+      fingerprints: sum([this.hi, this.lo]),
+      rowColumns: sum([this.time, this.meta, this.alive, this.explicitPos, this.explicitPool]),
+      payloads: sum([this.arena, this.groupPos, this.offsets]),
+      ids: sum([this.ids, this.clusters, this.clusterHash]),
+      exactKeys: sum([this.content, this.urls, this.titles]),
+      blocks: this.postings.byteLength(),
+      bands: this.bands.byteLength(),
+    }
   }
 }
 

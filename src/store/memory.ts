@@ -8,9 +8,11 @@ import { ByteWriter, LOG_EXPLICIT_LAYOUT, encodeDelete, encodeLayout, encodePut 
 import { acquireLock, type DirLock } from './_lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile } from './_log.js'
 import { LogReader } from './_log-reader.js'
-import { EntryError, Tables, type CandidateLimits } from './_tables.js'
+import { EntryError, Tables, type CandidateLimits, type TableBytes } from './_tables.js'
 import { checkQuery, recordProblem } from './_validate.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
+
+export type { TableBytes } from './_tables.js'
 
 /** Options of the embedded store. */
 export interface MemoryStoreOptions {
@@ -59,6 +61,8 @@ export interface MemoryStoreStats {
   dead: number
   /** Bytes held in typed arrays and the string arena (excludes the JS heap's term dictionary). */
   tableBytes: number
+  /** `tableBytes` by part: fingerprints, row columns, payloads, ids, exact keys, blocks, bands. */
+  tableParts: TableBytes
   /** Log size in bytes (0 without a directory). */
   logBytes: number
   /** Record and delete entries in the log. */
@@ -343,6 +347,7 @@ export class MemoryStore implements FingerprintStore {
       live: this.tables.live,
       dead: this.tables.dead,
       tableBytes: this.tables.byteLength(),
+      tableParts: this.tables.byteParts(),
       logBytes: this.log?.bytes ?? 0,
       logEntries: this.logEntries,
       truncatedOnOpen: this.truncatedOnOpen,
