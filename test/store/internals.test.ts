@@ -4,7 +4,7 @@ import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { ByteArena } from '../../src/store/_arena.js'
 import { LayoutRegistry, termString } from '../../src/store/_block-layout.js'
 import { isHex16, toHex16, hexHi, hexLo } from '../../src/store/_bytes.js'
-import { BitColumn, DictColumn, SparseI32Column } from '../../src/store/_columns.js'
+import { BitColumn, DictColumn, OffsetColumn, SparseI32Column } from '../../src/store/_columns.js'
 import { KEY_OUT, KeyIndex, mix32, unmix32 } from '../../src/store/_key-index.js'
 import { LinkColumn } from '../../src/store/_links.js'
 import { openMemoryStore } from '../../src/store/memory.js'
@@ -45,6 +45,22 @@ describe('store internals', () => {
     const found: number[] = []
     for (let row = index.seek(7, 9); row >= 0; row = index.next(row)) if (index.matches(row)) found.push(row)
     expect(found).toEqual([far + 2, 5, 0])
+  })
+
+  test('OffsetColumn returns every offset it was given: small steps, gaps past 64 KiB and past 4 GiB, across chunks', () => {
+    const column = new OffsetColumn()
+    const offsets: number[] = []
+    let at = 16
+    let seed = 7
+    const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0)
+    for (let row = 0; row < 300_000; row++) {
+      const r = rand() % 1000
+      // Mostly record-sized steps; now and then a big entry (> 64 KiB) or gigabytes of other entries.
+      at += r === 0 ? 5 * 2 ** 32 + rand() : r < 5 ? 70_000 + (rand() % 100_000) : 80 + (rand() % 200)
+      offsets.push(at)
+      column.set(row, at)
+    }
+    for (let row = 0; row < offsets.length; row++) if (column.get(row) !== offsets[row]) expect([row, column.get(row)]).toEqual([row, offsets[row]])
   })
 
   test('a tag-only KeyIndex finds every row of a key, and otherwise only rows whose mixed key agrees in its top 24 bits, across growth', () => {
