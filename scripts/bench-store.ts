@@ -1,6 +1,8 @@
 /**
- * Benchmark of the embedded store: memory per fingerprint, put throughput, candidate lookups/s
- * (4×16-bit blocks, k = 3) and, with --dir, log size and replay time on reopen.
+ * Benchmark of the embedded store: memory per fingerprint (in total and by table part), put
+ * throughput, candidate lookups/s (4×16-bit blocks, k = 3) and, with --dir, log size and replay
+ * time on reopen. With --dir the store reads records back from its log and keeps only its indexes
+ * in RAM (the persistent store's memory figure); without, records are held in RAM.
  *
  *   node --expose-gc --import tsx scripts/bench-store.ts [--n 10000000] [--batch 10000]
  *     [--queries 20000] [--dir DIR] [--no-fsync] [--url 1] [--title 1] [--dups 0.1] [--short 0.05]

@@ -16,7 +16,10 @@ export type { TableBytes } from './_tables.js'
 
 /** Options of the embedded store. */
 export interface MemoryStoreOptions {
-  /** Directory of the append-only log (created if absent); omit for a purely in-memory store. */
+  /**
+   * Directory of the append-only log (created if absent); omit for a purely in-memory store. With
+   * a directory, record payloads stay in the log and are read back for the rows a call returns.
+   */
   dir?: string
   /** fdatasync every batch before `put`/`delete` resolve; off trades durability for speed. @default true */
   fsync?: boolean
@@ -80,8 +83,11 @@ function positiveInt(name: string, value: unknown): number {
 
 /**
  * The embedded fingerprint store: columnar in-memory tables, optionally backed by an append-only,
- * crash-safe log in a directory (see `openMemoryStore`). About 78 bytes a record at 10 M records
- * (heap + external), 143 with MinHash sketches and 8 band terms (see scripts/bench-store.ts).
+ * crash-safe log in a directory (see `openMemoryStore`). With a directory, records are read back
+ * from the log and RAM holds the indexes: about 48 bytes a record at 10 M records (heap +
+ * external), 84 with MinHash sketches and 8 band terms (`node --expose-gc --import tsx
+ * scripts/bench-store.ts --n 10000000 --dir DIR --no-fsync [--no-minhash]`). Without one, records
+ * stay in RAM (about 80 and 145 bytes).
  *
  * @example
  * const store = new MemoryStore()           // in memory only
