@@ -223,7 +223,8 @@ export class MemoryStore implements FingerprintStore {
       tables.collect(q, this.limits, rows)
       return rows
     })
-    // One pass over the rows of the whole batch, in log order (each row read once).
+    // One pass over the rows of the whole batch, in log order (each row read once); a row in
+    // several answers of one call is one shared record object.
     const records = tables.records(answers.flat())
     return answers.map((rows) => rows.map((row) => records.get(row)!))
   }
