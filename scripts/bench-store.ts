@@ -1,6 +1,8 @@
 /**
- * Benchmark of the embedded store: memory per fingerprint, put throughput, candidate lookups/s
- * (4×16-bit blocks, k = 3) and, with --dir, log size and replay time on reopen.
+ * Benchmark of the embedded store: memory per fingerprint (in total and by table part), put
+ * throughput, candidate lookups/s (4×16-bit blocks, k = 3) and, with --dir, log size and replay
+ * time on reopen. With --dir the store reads records back from its log and keeps only its indexes
+ * in RAM (the persistent store's memory figure); without, records are held in RAM.
  *
  *   node --expose-gc --import tsx scripts/bench-store.ts [--n 10000000] [--batch 10000]
  *     [--queries 20000] [--dir DIR] [--no-fsync] [--url 1] [--title 1] [--dups 0.1] [--short 0.05]
@@ -188,6 +190,7 @@ const report = {
     rss: (after.rss - before.rss) / N,
     tableBytes: stats.tableBytes / N,
   },
+  tableBytesPerFingerprint: Object.fromEntries(Object.entries(stats.tableParts).map(([part, bytes]) => [part, bytes / N])),
   totals: { heapUsed: after.heapUsed, external: after.external, arrayBuffers: after.arrayBuffers, rss: after.rss },
   loadAverage: os.loadavg()[0] ?? 0,
   putsPerSecond: N / putSeconds,
@@ -204,6 +207,7 @@ const report = {
 const b = report.bytesPerFingerprint
 console.log(`${N.toLocaleString()} fingerprints${MINHASH ? ' with MinHash sketches and 8 bands' : ''} (${report.persistent ? `log in ${values.dir}, fsync ${report.fsync ? 'on' : 'off'}` : 'in memory'}), node ${process.version}, load average ${report.loadAverage.toFixed(1)} on ${os.availableParallelism()} cores`)
 console.log(`  memory: ${b.heapPlusExternal.toFixed(1)} B/fp heap+external (${b.heapUsed.toFixed(1)} heap, ${b.external.toFixed(1)} external of which ${b.arrayBuffers.toFixed(1)} array buffers; ${b.tableBytes.toFixed(1)} in tables), rss +${b.rss.toFixed(1)} B/fp`)
+console.log(`  tables by part (B/fp): ${Object.entries(report.tableBytesPerFingerprint).map(([part, v]) => `${part} ${v.toFixed(1)}`).join(', ')}`)
 console.log(`  totals: heapUsed ${mb(after.heapUsed)}, external ${mb(after.external)}, rss ${mb(after.rss)}`)
 console.log(`  put: ${Math.round(report.putsPerSecond).toLocaleString()} records/s wall, ${Math.round(report.putsPerCpuSecond).toLocaleString()} per CPU second (batches of ${BATCH.toLocaleString()})`)
 console.log(`  candidates: ${Math.round(report.lookupsPerSecond).toLocaleString()} lookups/s wall, ${Math.round(report.lookupsPerCpuSecond).toLocaleString()} per CPU second (4×16 blocks, k = 3, batches of 100${filterBlockDistance ? ', filterBlockDistance' : ''}); ${report.candidatesPerLookup.toFixed(1)} candidates and ${report.duplicatesPerLookup.toFixed(2)} within distance 3 per lookup`)

@@ -239,6 +239,27 @@ function encodeBands(w: ByteWriter, bands: readonly string[] | undefined): void 
   for (let i = 0; i < bands.length; i++) w.u32(canonicalBand(bands[i]!, i))
 }
 
+/** The band terms of a decoded PUT entry `v` in `buf`, or undefined when it has none. */
+export function entryBands(buf: Uint8Array, v: PutView): string[] | undefined {
+  const count = v.bandCount
+  if (count === 0) return undefined
+  let p = v.bandStart
+  if (count !== EXPLICIT_BANDS) {
+    const out = new Array<string>(count)
+    for (let i = 0; i < count; i++, p += 4) out[i] = bandTerm(i, u32At(buf, p))
+    return out
+  }
+  const n = buf[p++]!
+  const out = new Array<string>(n)
+  const text = new TextDecoder()
+  for (let i = 0; i < n; i++) {
+    const len = buf[p]!
+    out[i] = text.decode(buf.subarray(p + 1, p + 1 + len))
+    p += 1 + len
+  }
+  return out
+}
+
 /** Appends a DELETE entry. */
 export function encodeDelete(w: ByteWriter, id: string): void {
   w.u8(ENTRY_DELETE)

@@ -253,3 +253,55 @@ export class GrowableI32 {
     return this.length++
   }
 }
+
+/** Rows per offset group: one 32-bit group offset, then 16 bits per row. */
+const OFFSET_GROUP_BITS = 4
+/** Stored row distance meaning "see the overflow Map". */
+const FAR_ROW = 0xffff
+
+/**
+ * Write-once file offsets (any safe integer), one per row, written in row order, in about 2.3
+ * bytes a row instead of 8: a float64 base per chunk, a uint32 distance from it per group of 16
+ * rows (where the group's first row is), and a uint16 distance from that per row. Rows' entries
+ * follow each other in the log, so a group spans a few KiB; a row farther than 64 KiB from its
+ * group's first row (a huge entry, or many deletes between puts), or in a group more than 4 GiB
+ * past its chunk's base, goes to an overflow Map.
+ */
+export class OffsetColumn {
+  private readonly bases: number[] = []
+  private readonly groups = new U32Column()
+  private readonly chunks: (Uint16Array | undefined)[] = []
+  private readonly far = new Map<number, number>()
+
+  get(row: number): number {
+    const d = this.chunks[row >>> CHUNK_BITS]![row & CHUNK_MASK]!
+    if (d === FAR_ROW) return this.far.get(row)!
+    return this.bases[row >>> CHUNK_BITS]! + this.groups.get(row >>> OFFSET_GROUP_BITS) + d
+  }
+
+  set(row: number, offset: number): void {
+    const k = row >>> CHUNK_BITS
+    let chunk = this.chunks[k]
+    if (chunk === undefined) {
+      this.chunks[k] = chunk = new Uint16Array(CHUNK_ROWS)
+      this.bases[k] = offset
+    }
+    const group = row >>> OFFSET_GROUP_BITS
+    if ((row & ((1 << OFFSET_GROUP_BITS) - 1)) === 0) {
+      const g = offset - this.bases[k]!
+      // Clamped past 4 GiB: each row's distance from the clamped value then fits or overflows.
+      this.groups.set(group, g <= 0xffffffff ? g : 0xffffffff)
+    }
+    const d = offset - this.bases[k]! - this.groups.get(group)
+    if (d >= 0 && d < FAR_ROW) {
+      chunk[row & CHUNK_MASK] = d
+      return
+    }
+    this.far.set(row, offset)
+    chunk[row & CHUNK_MASK] = FAR_ROW
+  }
+
+  byteLength(): number {
+    return this.groups.byteLength() + sumBytes(this.chunks) + this.bases.length * 8
+  }
+}

@@ -3,6 +3,8 @@ import { CHUNK_BITS, type BitColumn } from './_columns.js'
 /** Fewest bucket bits: the bucket must pin down the top 16 bits of the mixed key. */
 const MIN_BITS = 16
 const MAX_BITS = 30
+/** Most bucket bits of a tag-only index: it knows 24 bits of each mixed key (16 at the chain's end, 8 in the tag). */
+const MAX_TAGGED_BITS = 24
 const CHUNK_ROWS = 1 << CHUNK_BITS
 const CHUNK_MASK = CHUNK_ROWS - 1
 /** Stored link word meaning "see the overflow Map". */
@@ -53,8 +55,8 @@ function unmix64(hi: number, lo: number): void {
   KEY_OUT[1] = r
 }
 
-/** A bijective mix of a 32-bit key: a 4-round Feistel network over its 16-bit halves. */
-function mix32(v: number): number {
+/** A bijective mix of a 32-bit key: a 4-round Feistel network over its 16-bit halves (exported for tests). */
+export function mix32(v: number): number {
   let l = v >>> 16
   let r = v & 0xffff
   for (const k of ROUND_KEYS_32) {
@@ -65,7 +67,8 @@ function mix32(v: number): number {
   return ((l << 16) | r) >>> 0
 }
 
-function unmix32(v: number): number {
+/** The inverse of `mix32`. */
+export function unmix32(v: number): number {
   let l = v >>> 16
   let r = v & 0xffff
   for (let i = ROUND_KEYS_32.length - 1; i >= 0; i--) {
@@ -101,16 +104,26 @@ export class KeyIndex {
   bits = MIN_BITS
   /** Rows linked since the last reset (dead ones included). */
   linked = 0
-  /** Bytes per row: link (3), bits 15..0 of the mixed key's high word (2), its low word (4, 64-bit keys). */
+  /**
+   * Bytes per row: link (3), bits 15..0 of the mixed key's high word (2), its low word (4, 64-bit
+   * keys); tag-only: link (3) and bits 15..8 (1).
+   */
   private readonly stride: number
+  private readonly maxBits: number
   private readonly chunks: (Uint8Array | undefined)[] = []
   private readonly far = new Map<number, number>()
   private qRem16 = 0
   private qRem32 = 0
 
-  /** `wide`: 64-bit keys (else 32-bit). `maxLoad`: average rows per bucket before the heads double. */
-  constructor(readonly wide: boolean, private readonly maxLoad: number) {
-    this.stride = wide ? 9 : 5
+  /**
+   * `wide`: 64-bit keys (else 32-bit). `maxLoad`: average rows per bucket before the heads double.
+   * `tagOnly` (32-bit keys): keep 8 bits of remainder, not 16, for owners that can read each
+   * row's key elsewhere: a match then means the top 24 bits of the mixed key are equal (about
+   * rows / 2^24 false matches a lookup, for the owner to reject), and `keyOf`/`keyAt` are unavailable.
+   */
+  constructor(readonly wide: boolean, private readonly maxLoad: number, readonly tagOnly = false) {
+    this.stride = wide ? 9 : tagOnly ? 4 : 5
+    this.maxBits = tagOnly ? MAX_TAGGED_BITS : MAX_BITS
     this.heads = new Int32Array(1 << MIN_BITS).fill(-1)
   }
 
@@ -118,7 +131,7 @@ export class KeyIndex {
   reserve(rows: number): void {
     if (this.linked > 0) return
     let bits = MIN_BITS
-    while (bits < MAX_BITS && rows > this.maxLoad * (1 << bits)) bits++
+    while (bits < this.maxBits && rows > this.maxLoad * (1 << bits)) bits++
     if (bits !== this.bits) {
       this.bits = bits
       this.heads = new Int32Array(1 << bits).fill(-1)
@@ -133,8 +146,12 @@ export class KeyIndex {
     let chunk = this.chunks[k]
     if (chunk === undefined) this.chunks[k] = chunk = new Uint8Array(CHUNK_ROWS * this.stride)
     const i = (row & CHUNK_MASK) * this.stride
-    chunk[i + 3] = m
-    chunk[i + 4] = m >>> 8
+    if (this.tagOnly) {
+      chunk[i + 3] = m >>> 8
+    } else {
+      chunk[i + 3] = m
+      chunk[i + 4] = m >>> 8
+    }
     if (this.wide) {
       const r = KEY_OUT[1]
       chunk[i + 5] = r
@@ -144,7 +161,7 @@ export class KeyIndex {
     }
     this.setLink(row, this.heads[bucket]!, m >>> 16)
     this.heads[bucket] = row
-    if (++this.linked > this.maxLoad * this.heads.length && this.bits < MAX_BITS) this.grow(alive)
+    if (++this.linked > this.maxLoad * this.heads.length && this.bits < this.maxBits) this.grow(alive)
   }
 
   /**
@@ -153,7 +170,7 @@ export class KeyIndex {
    */
   seek(hi: number, lo: number): number {
     const m = this.mixed(hi, lo)
-    this.qRem16 = m & 0xffff
+    this.qRem16 = this.tagOnly ? (m >>> 8) & 0xff : m & 0xffff
     this.qRem32 = KEY_OUT[1]
     return this.heads[m >>> (32 - this.bits)]!
   }
@@ -162,6 +179,7 @@ export class KeyIndex {
   matches(row: number): boolean {
     const chunk = this.chunks[row >>> CHUNK_BITS]!
     const i = (row & CHUNK_MASK) * this.stride
+    if (this.tagOnly) return chunk[i + 3] === this.qRem16
     if ((chunk[i + 3]! | (chunk[i + 4]! << 8)) !== this.qRem16) return false
     return !this.wide || ((chunk[i + 5]! | (chunk[i + 6]! << 8) | (chunk[i + 7]! << 16) | (chunk[i + 8]! << 24)) >>> 0) === this.qRem32
   }
@@ -187,6 +205,7 @@ export class KeyIndex {
    * chain (see `chainEnds`).
    */
   keyAt(row: number, end: number): void {
+    if (this.tagOnly) throw new Error('a tag-only KeyIndex cannot rebuild keys')
     const chunk = this.chunks[row >>> CHUNK_BITS]!
     const i = (row & CHUNK_MASK) * this.stride
     const high = (((-1 - end) << 16) | chunk[i + 3]! | (chunk[i + 4]! << 8)) >>> 0
@@ -284,7 +303,8 @@ export class KeyIndex {
         continue
       }
       const top = tops[row]!
-      const bucket = (((top << 16) | chunk[i + 3]! | (chunk[i + 4]! << 8)) >>> 0) >>> shift
+      const low = this.tagOnly ? chunk[i + 3]! << 8 : chunk[i + 3]! | (chunk[i + 4]! << 8)
+      const bucket = (((top << 16) | low) >>> 0) >>> shift
       this.setLink(row, heads[bucket]!, top)
       heads[bucket] = row
       linked++

@@ -23,8 +23,10 @@ export const LOG_FORMAT_VERSION = 1
 export const LOG_FILE = 'store.log'
 const COMPACT_FILE = 'store.log.compact'
 const MAGIC = Buffer.from('SIMDUPLG', 'latin1')
-const HEADER_BYTES = 16
-const FRAME_HEADER_BYTES = 12
+/** Bytes of the file header: the first frame starts here. */
+export const HEADER_BYTES = 16
+/** Bytes of a frame header: a frame's payload starts this far after the frame. */
+export const FRAME_HEADER_BYTES = 12
 const MAX_FRAME_BYTES = 1 << 30
 const READ_BYTES = 8 << 20
 
@@ -188,7 +190,7 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink): Promise<
 }
 
 type Job =
-  | { kind: 'frame'; payload: Buffer; apply: () => void; resolve: () => void; reject: (e: unknown) => void }
+  | { kind: 'frame'; payload: Buffer; apply: (offset: number) => void; resolve: () => void; reject: (e: unknown) => void }
   | { kind: 'task'; run: () => Promise<void>; resolve: () => void; reject: (e: unknown) => void }
 
 /**
@@ -235,8 +237,8 @@ export class LogFile {
     return this.size
   }
 
-  /** Writes `payload` as a frame; calls `apply` once it is durable, then resolves. */
-  append(payload: Buffer, apply: () => void): Promise<void> {
+  /** Writes `payload` as a frame; calls `apply` with its file offset once it is durable, then resolves. */
+  append(payload: Buffer, apply: (offset: number) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.failure !== null) return reject(this.failure)
       this.queue.push({ kind: 'frame', payload, apply, resolve, reject })
@@ -324,8 +326,12 @@ export class LogFile {
           await this.fh.truncate(this.size).catch(() => {})
           throw err
         }
+        let offset = this.size
         this.size += bytes.length
-        for (const job of group) job.apply()
+        for (const job of group) {
+          job.apply(offset + FRAME_HEADER_BYTES)
+          offset += FRAME_HEADER_BYTES + job.payload.length
+        }
       } catch (err) {
         this.fail(err)
         for (const job of group) job.reject(this.failure)

@@ -5,11 +5,12 @@ import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layou
 import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32, toHex16, VARINT_OUT } from './_bytes.js'
 import { ChainIndex } from './_chain-index.js'
 import { KEY_OUT, KeyIndex, chainEnds } from './_key-index.js'
+import type { LogReader } from './_log-reader.js'
 import {
-  ByteWriter, ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
-  LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, readRegion,
+  ByteWriter, ENTRY_DELETE, EXPLICIT_BANDS, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
+  LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, entryBands, readRegion,
 } from './_codec.js'
-import { BitColumn, DictColumn, I32Column, U32Column, U8Column } from './_columns.js'
+import { BitColumn, DictColumn, I32Column, OffsetColumn, SparseI32Column, U32Column } from './_columns.js'
 import { Postings } from './_postings.js'
 import type { VersionRegistry } from './_versions.js'
 
@@ -34,6 +35,24 @@ export interface KeyTops {
   readonly keys: readonly Uint16Array[]
   /** One per band position. */
   readonly bands: readonly Uint16Array[]
+}
+
+/** Table bytes by part (`Tables.byteParts`). */
+export interface TableBytes {
+  /** The fingerprint columns (hi, lo). */
+  fingerprints: number
+  /** Time, meta, liveness and explicit block terms. */
+  rowColumns: number
+  /** Record payloads: the string arena and its positions (in memory) or entry offsets (with a log). */
+  payloads: number
+  /** The id and cluster id indexes. */
+  ids: number
+  /** The content, URL and title hash indexes. */
+  exactKeys: number
+  /** The block postings and their term dictionary's typed arrays. */
+  blocks: number
+  /** The band indexes. */
+  bands: number
 }
 
 /** Bounds on what one query may return. */
@@ -76,37 +95,65 @@ export class Tables {
   private readonly time = new DictColumn('float64')
   private readonly meta = new DictColumn('uint32')
   private readonly alive = new BitColumn()
-  /** 8 bits of each id's hash: an id lookup compares strings only for rows whose tag matches. */
-  private readonly idTag = new U8Column()
-  /** Arena position of each group of 2^GROUP_BITS rows' string regions. */
+  /** Arena position of each group of 2^GROUP_BITS rows' string regions (in-memory store). */
   private readonly groupPos = new U32Column()
+  /** Log offset of each row's PUT entry (store with a log: payloads are read back from it). */
+  private readonly offsets = new OffsetColumn()
   private readonly explicitPos = new U32Column()
   private readonly explicitPool = new I32Column()
   private explicitFill = 0
   private readonly arena = new ByteArena()
   // Loads trade memory (heads cost 4 / load bytes a row) against chain walks per lookup.
-  private readonly ids = new ChainIndex(8)
+  /** Rows by the 32-bit hash of their id; a hash match is confirmed on the id's bytes. */
+  private readonly ids = new KeyIndex(false, 8)
   private readonly clusters = new ChainIndex(4, true)
-  // Exact-layer keys live only in their indexes (6 bytes of remainder a key, not 8).
-  private readonly content = new KeyIndex(true, 8)
-  private readonly urls = new KeyIndex(true, 8)
-  private readonly titles = new KeyIndex(true, 8)
-  private readonly keyIndexes: readonly KeyIndex[] = [this.content, this.urls, this.titles]
-  private readonly keyOrder: KeyIndex[] = [this.content, this.urls, this.titles]
+  /** The cluster id hash of each row linked in `clusters` (relinking reads these, not the ids). */
+  private readonly clusterHash = new SparseI32Column()
+  /**
+   * Exact-layer keys. In memory they live only in their indexes (6 bytes of remainder a key, not
+   * 8). With a log, the key is read back from the entry, so the index holds a 32-bit fold of it
+   * in a tag-only index (1 byte of remainder: a match means 24 bits agree) and a match is
+   * confirmed on the entry's key.
+   */
+  private readonly content: KeyIndex
+  private readonly urls: KeyIndex
+  private readonly titles: KeyIndex
+  private readonly keyIndexes: readonly KeyIndex[]
+  private readonly keyOrder: KeyIndex[]
   private walked = new Int32Array(11)
   private readonly keyEnds = new Int32Array(3)
   private readonly postings = new Postings()
-  private readonly bands = new BandStore(this.alive)
+  private readonly bands: BandStore
   private readonly view = new PutView()
   private readonly region = new RegionView()
-
-  constructor(private readonly layouts: LayoutRegistry, private readonly versions: VersionRegistry) {}
+  /** A row's entry read back from the log (log mode); `entryStart` is where it starts in the buffer. */
+  private readonly entry = new PutView()
+  private entryStart = 0
+  /** What the last `locate` found: `region` (in memory) or `entry` (read from the log). */
+  private cur: RegionView = this.region
 
   /**
-   * Applies the entries in `buf[start, end)` (PUT, DELETE, LAYOUT) in order.
-   * Throws EntryError for a malformed entry.
+   * `reader`: the log to read payloads back from (a store with a directory); null keeps them in an
+   * in-RAM arena.
    */
-  applyEntries(buf: Buffer, start: number, end: number): ApplyCounts {
+  constructor(private readonly layouts: LayoutRegistry, private readonly versions: VersionRegistry, readonly reader: LogReader | null = null) {
+    const wide = reader === null
+    this.bands = new BandStore(this.alive, !wide)
+    // Tag-only indexes take load 16: a longer walk costs no extra false matches, the heads half.
+    const load = wide ? 8 : 16
+    this.content = new KeyIndex(wide, load, !wide)
+    this.urls = new KeyIndex(wide, load, !wide)
+    this.titles = new KeyIndex(wide, load, !wide)
+    this.keyIndexes = [this.content, this.urls, this.titles]
+    this.keyOrder = [this.content, this.urls, this.titles]
+  }
+
+  /**
+   * Applies the entries in `buf[start, end)` (PUT, DELETE, LAYOUT) in order; `fileOffset` is
+   * where `buf[0]` sits in the log (ignored in memory). `unique`: the entries come from live rows
+   * (compaction), so no id is looked up to replace. Throws EntryError for a malformed entry.
+   */
+  applyEntries(buf: Buffer, start: number, end: number, fileOffset = 0, unique = false): ApplyCounts {
     const counts: ApplyCounts = { puts: 0, deletes: 0 }
     let pos = start
     while (pos < end) {
@@ -115,7 +162,7 @@ export class Tables {
       if (kind === ENTRY_PUT) {
         next = decodePut(buf, pos, end, this.view)
         if (next < 0) throw new EntryError(pos, 'malformed record entry')
-        this.applyPut(buf, this.view, pos)
+        this.applyPut(buf, this.view, pos, fileOffset + pos, unique)
         counts.puts++
       } else if (kind === ENTRY_DELETE) {
         next = decodeDelete(buf, pos, end)
@@ -138,13 +185,13 @@ export class Tables {
     return counts
   }
 
-  private applyPut(buf: Buffer, v: PutView, at: number): void {
+  private applyPut(buf: Buffer, v: PutView, at: number, offset: number, unique: boolean): void {
     const version = this.versions.internBytes(buf, v.versionStart, v.versionLen)
     if (version < 0) throw new EntryError(at, 'more distinct versions than the store supports')
     const layout = v.layout === LOG_EXPLICIT_LAYOUT ? EXPLICIT_LAYOUT : v.layout
     if (layout !== EXPLICIT_LAYOUT && layout >= this.layouts.layouts.length) throw new EntryError(at, `record uses undefined layout ${layout}`)
     const idHash = hashBytes(buf, v.idStart, v.idLen)
-    const old = this.findId(buf, v.idStart, v.idLen, idHash)
+    const old = unique ? -1 : this.findId(buf, v.idStart, v.idLen, idHash)
     if (old >= 0) this.kill(old)
 
     const row = this.rows
@@ -153,19 +200,20 @@ export class Tables {
     this.lo.set(row, v.lo)
     this.time.set(row, v.indexedAt)
     this.alive.set(row, true)
-    this.idTag.set(row, idHash & 255)
     this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
-    this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
+    if (this.reader === null) this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
+    else this.offsets.set(row, offset)
     this.rows++
     this.live++
 
-    this.ids.link(row, bucketOf32(idHash, this.ids.bits))
-    if (this.ids.full()) this.relinkIds()
-    this.content.link(row, v.contentHi, v.contentLo, this.alive)
-    if ((flags & F_URL) !== 0) this.urls.link(row, v.urlHi, v.urlLo, this.alive)
-    if ((flags & F_TITLE) !== 0) this.titles.link(row, v.titleHi, v.titleLo, this.alive)
+    this.ids.link(row, 0, idHash, this.alive)
+    this.linkKey(this.content, row, v.contentHi, v.contentLo)
+    if ((flags & F_URL) !== 0) this.linkKey(this.urls, row, v.urlHi, v.urlLo)
+    if ((flags & F_TITLE) !== 0) this.linkKey(this.titles, row, v.titleHi, v.titleLo)
     if ((flags & F_SELF) === 0) {
-      this.clusters.link(row, bucketOf32(hashBytes(buf, v.clusterStart, v.clusterLen), this.clusters.bits))
+      const hash = hashBytes(buf, v.clusterStart, v.clusterLen)
+      this.clusterHash.set(row, hash | 0)
+      this.clusters.link(row, bucketOf32(hash, this.clusters.bits))
       if (this.clusters.full()) this.relinkClusters()
     }
 
@@ -197,6 +245,12 @@ export class Tables {
     }
   }
 
+  /** Links `row` under an exact-layer key: the key itself in memory, its 32-bit fold with a log. */
+  private linkKey(index: KeyIndex, row: number, hi: number, lo: number): void {
+    if (index.wide) index.link(row, hi, lo, this.alive)
+    else index.link(row, 0, foldKey(hi, lo), this.alive)
+  }
+
   /** Sizes the indexes for about `rows` rows before a replay or rebuild fills them. */
   reserve(rows: number): void {
     for (const index of [this.ids, this.content, this.urls, this.titles]) index.reserve(rows)
@@ -211,24 +265,31 @@ export class Tables {
 
   /** Live row whose id is `buf[start, start + len)` (with hash `hash`), or -1. */
   private findId(buf: Uint8Array, start: number, len: number, hash: number): number {
-    let row = this.ids.heads[bucketOf32(hash, this.ids.bits)]!
-    const tag = hash & 255
-    while (row >= 0) {
-      if (this.idTag.get(row) === tag && this.alive.has(row)) {
-        const a = this.locate(row)
-        const r = this.region
-        if (r.idLen === len && bytesEqual(a, r.idStart, buf, start, len)) return row
-      }
-      row = this.ids.next.get(row)
+    const ids = this.ids
+    for (let row = ids.seek(0, hash); row >= 0; row = ids.next(row)) {
+      if (!ids.matches(row) || !this.alive.has(row)) continue
+      const a = this.locate(row)
+      const r = this.cur
+      if (r.idLen === len && bytesEqual(a, r.idStart, buf, start, len)) return row
     }
     return -1
   }
 
   /**
-   * Parses `row`'s string region into `this.region` and returns the buffer it is in: from its
-   * group's position, skipping the regions of the rows before it in the group.
+   * Finds `row`'s strings: sets `this.cur` to where they sit in the returned buffer (valid until
+   * the next `locate`). In memory, from its group's arena position, skipping the regions of the
+   * rows before it in the group; with a log, by reading its entry back (`cur` is then the whole
+   * decoded entry). `ahead`: the caller walks rows in order (read a large window).
    */
-  private locate(row: number): Buffer {
+  private locate(row: number, ahead = false): Buffer {
+    if (this.reader !== null) {
+      const offset = this.offsets.get(row)
+      const buf = this.reader.entry(offset, this.entry, ahead)
+      this.entryStart = this.reader.at
+      this.cur = this.entry
+      return buf
+    }
+    this.cur = this.region
     const pos = this.groupPos.get(row >>> GROUP_BITS)
     const a = this.arena.buffer(pos)
     let off = this.arena.offset(pos)
@@ -248,23 +309,12 @@ export class Tables {
     return this.findId(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length))
   }
 
-  private relinkIds(): void {
-    const index = this.ids
-    index.reset(index.bits + 1)
-    for (let row = 0; row < this.rows; row++) {
-      if (!this.alive.has(row)) continue
-      const a = this.locate(row)
-      index.link(row, bucketOf32(hashBytes(a, this.region.idStart, this.region.idLen), index.bits))
-    }
-  }
-
   private relinkClusters(): void {
     const index = this.clusters
     index.reset(index.bits + 1)
     for (let row = 0; row < this.rows; row++) {
       if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) !== 0) continue
-      const a = this.locate(row)
-      index.link(row, bucketOf32(hashBytes(a, this.region.clusterStart, this.region.clusterLen), index.bits))
+      index.link(row, bucketOf32(this.clusterHash.get(row) >>> 0, index.bits))
     }
   }
 
@@ -279,13 +329,13 @@ export class Tables {
     const since = q.since ?? -Infinity
     const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
     if (isHex16(q.contentHash)) {
-      this.keyRoute(this.content, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(0, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
     }
     if (isHex16(q.urlHash)) {
-      this.keyRoute(this.urls, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(1, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
     }
     if (isHex16(q.titleHash)) {
-      this.keyRoute(this.titles, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
+      this.keyRoute(2, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
     if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
@@ -294,8 +344,9 @@ export class Tables {
   /** Records sharing any band term (no popcount filter: bands catch what drifted past k). */
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
     let added = 0
-    const visit = (row: number): void => {
+    const visit = (row: number, position: number, value: number): void => {
       if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since) return
+      if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return
       seen.add(row)
       out.push(row)
       added++
@@ -306,15 +357,17 @@ export class Tables {
     }
   }
 
+  /** Rows whose exact-layer key `k` (0 content, 1 URL, 2 title; `flag` marks rows having it) is (kHi, kLo). */
   private keyRoute(
-    index: KeyIndex, flag: number, kHi: number, kLo: number,
+    k: number, flag: number, kHi: number, kLo: number,
     since: number, exclude: number, max: number, seen: Set<number>, out: number[],
   ): void {
-    let row = index.seek(kHi, kLo)
+    const index = this.keyIndexes[k]!
+    let row = index.wide ? index.seek(kHi, kLo) : index.seek(0, foldKey(kHi, kLo))
     let found = 0
     while (row >= 0 && found < max) {
       if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && index.matches(row)
-        && row !== exclude && this.time.get(row) >= since) {
+        && row !== exclude && this.time.get(row) >= since && (index.wide || this.entryKeyIs(row, k, kHi, kLo))) {
         found++
         if (!seen.has(row)) {
           seen.add(row)
@@ -323,6 +376,22 @@ export class Tables {
       }
       row = index.next(row)
     }
+  }
+
+  /** Whether `row`'s entry (read back from the log) has key `k` equal to (hi, lo): a fold match is not enough. */
+  private entryKeyIs(row: number, k: number, hi: number, lo: number): boolean {
+    this.locate(row)
+    const v = this.entry
+    return k === 0 ? v.contentHi === hi && v.contentLo === lo : k === 1 ? v.urlHi === hi && v.urlLo === lo : v.titleHi === hi && v.titleLo === lo
+  }
+
+  /** Whether `row`'s entry has canonical band `value` at `position` (tag-only band indexes match 24 bits). */
+  private entryBandIs(row: number, position: number, value: number): boolean {
+    const buf = this.locate(row)
+    const v = this.entry
+    if (v.bandCount === EXPLICIT_BANDS || position >= v.bandCount) return false
+    const p = v.bandStart + 4 * position
+    return ((buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0) === value
   }
 
   /**
@@ -383,11 +452,12 @@ export class Tables {
     const bytes = Buffer.from(clusterId, 'utf8')
     const rep = this.findId(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length))
     if (rep >= 0 && (this.meta.get(rep) & F_SELF) !== 0) out.push(rep)
-    let row = this.clusters.heads[bucketOf32(hashBytes(bytes, 0, bytes.length), this.clusters.bits)]!
+    const hash = hashBytes(bytes, 0, bytes.length)
+    let row = this.clusters.heads[bucketOf32(hash, this.clusters.bits)]!
     while (row >= 0 && out.length < limit) {
-      if (this.alive.has(row) && (this.meta.get(row) & F_SELF) === 0) {
+      if (this.alive.has(row) && (this.meta.get(row) & F_SELF) === 0 && this.clusterHash.get(row) === (hash | 0)) {
         const a = this.locate(row)
-        const r = this.region
+        const r = this.cur
         if (r.clusterLen === bytes.length && bytesEqual(a, r.clusterStart, bytes, 0, bytes.length)) out.push(row)
       }
       row = this.clusters.next.get(row)
@@ -403,8 +473,8 @@ export class Tables {
     const sizes = new Map<string, number>()
     for (let row = 0; row < this.rows; row++) {
       if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) !== 0) continue
-      const a = this.locate(row)
-      const r = this.region
+      const a = this.locate(row, true)
+      const r = this.cur
       const id = a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen)
       sizes.set(id, (sizes.get(id) ?? 0) + 1)
     }
@@ -421,8 +491,8 @@ export class Tables {
     const singles: string[] = []
     for (let row = 0; row < this.rows; row++) {
       if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) === 0) continue
-      const a = this.locate(row)
-      const r = this.region
+      const a = this.locate(row, true)
+      const r = this.cur
       const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
       if (sizes.has(id) || (singles.length === want && id >= singles[want - 1]!)) continue
       let i = singles.length
@@ -441,16 +511,35 @@ export class Tables {
    * is put, deleted or regrown later (a key's top bits never change).
    */
   keyTops(): KeyTops {
+    // With a log, keys are read back from the entries: nothing to snapshot.
+    if (this.reader !== null) return { rows: 0, keys: [], bands: [] }
     return { rows: this.rows, keys: [this.content.tops(), this.urls.tops(), this.titles.tops()], bands: this.bands.tops() }
+  }
+
+  /**
+   * The records of `rows` (repeats allowed), by row. With a log they are read in file order, so
+   * a batch's reads move forward through the file once.
+   */
+  records(rows: readonly number[]): Map<number, FingerprintRecord> {
+    const out = new Map<number, FingerprintRecord>()
+    let order = [...new Set(rows)]
+    if (this.reader !== null && order.length > 1) {
+      const offsets = this.offsets
+      order = order.map((row) => [offsets.get(row), row] as const).sort((a, b) => a[0] - b[0]).map((p) => p[1])
+    }
+    for (const row of order) out.set(row, this.record(row))
+    return out
   }
 
   /** The record stored in `row` (`tops`: a `keyTops()` snapshot, for whole-table passes). */
   record(row: number, tops?: KeyTops): FingerprintRecord {
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
-    this.walkKeys(row, flags, tops)
-    const a = this.locate(row)
-    const r = this.region
+    const log = this.reader !== null
+    if (!log) this.walkKeys(row, flags, tops)
+    const a = this.locate(row, tops !== undefined)
+    const r = this.cur
+    const v = this.entry
     const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
     const hi = this.hi.get(row)
     const lo = this.lo.get(row)
@@ -459,9 +548,9 @@ export class Tables {
       id,
       fingerprint: { hi, lo },
       blocks: layout === EXPLICIT_LAYOUT ? this.explicitTerms(row) : this.layoutTerms(layout, hi, lo),
-      contentHash: this.keyHex(0, row),
-      urlHash: (flags & F_URL) !== 0 ? this.keyHex(1, row) : null,
-      titleHash: (flags & F_TITLE) !== 0 ? this.keyHex(2, row) : null,
+      contentHash: log ? toHex16(v.contentHi, v.contentLo) : this.keyHex(0, row),
+      urlHash: (flags & F_URL) === 0 ? null : log ? toHex16(v.urlHi, v.urlLo) : this.keyHex(1, row),
+      titleHash: (flags & F_TITLE) === 0 ? null : log ? toHex16(v.titleHi, v.titleLo) : this.keyHex(2, row),
       short: (flags & F_SHORT) !== 0,
       clusterId: (flags & F_SELF) !== 0 ? id : a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen),
       duplicateOf: (flags & F_DUP) !== 0 ? a.toString('utf8', r.dupStart, r.dupStart + r.dupLen) : null,
@@ -471,7 +560,7 @@ export class Tables {
       indexedAt: this.time.get(row),
     }
     if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
-    const bands = this.bands.terms(row, this.walked, 3)
+    const bands = log ? entryBands(a, v) : this.bands.terms(row, this.walked, 3)
     if (bands !== undefined) record.bands = bands
     return record
   }
@@ -532,6 +621,12 @@ export class Tables {
 
   /** Appends `row` as a PUT entry (what compaction writes), straight from the columns (`tops` as for `record`). */
   encodeRow(row: number, w: ByteWriter, tops?: KeyTops): void {
+    if (this.reader !== null) {
+      // The entry as it was logged: copied, not re-encoded.
+      const a = this.locate(row, true)
+      w.bytes(a, this.entryStart, this.entry.end)
+      return
+    }
     const m = this.meta.get(row)
     const flags = m & FLAG_MASK
     const layout = (m >>> LAYOUT_SHIFT) & 63
@@ -557,18 +652,35 @@ export class Tables {
       for (const t of terms) w.shortString(t)
     }
     this.bands.encode(row, w, this.walked, 3)
-    const a = this.locate(row)
+    const a = this.locate(row, tops !== undefined)
     w.bytes(a, this.region.start, this.region.end)
   }
 
   /** Bytes held by typed arrays and the arena (JS-heap Maps and strings not included). */
   byteLength(): number {
-    const columns = [this.hi, this.lo, this.meta, this.alive, this.idTag, this.groupPos, this.explicitPos, this.explicitPool]
-    let total = this.arena.byteLength() + this.postings.byteLength() + this.time.byteLength() + this.bands.byteLength()
-    for (const c of columns) total += c.byteLength()
-    for (const index of [this.ids, this.clusters, this.content, this.urls, this.titles]) total += index.byteLength()
+    let total = 0
+    for (const bytes of Object.values(this.byteParts())) total += bytes
     return total
   }
+
+  /** `byteLength` by part (see `TableBytes`). */
+  byteParts(): TableBytes {
+    const sum = (parts: readonly { byteLength(): number }[]): number => parts.reduce((t, p) => t + p.byteLength(), 0)
+    return {
+      fingerprints: sum([this.hi, this.lo]),
+      rowColumns: sum([this.time, this.meta, this.alive, this.explicitPos, this.explicitPool]),
+      payloads: sum([this.arena, this.groupPos, this.offsets]),
+      ids: sum([this.ids, this.clusters, this.clusterHash]),
+      exactKeys: sum([this.content, this.urls, this.titles]),
+      blocks: this.postings.byteLength(),
+      bands: this.bands.byteLength(),
+    }
+  }
+}
+
+/** A 64-bit exact-layer key folded to the 32 bits its index holds with a log (matches are confirmed on the entry). */
+function foldKey(hi: number, lo: number): number {
+  return (Math.imul(hi, 0x9e3779b1) ^ lo) >>> 0
 }
 
 function byClusterSize(a: { clusterId: string; size: number }, b: { clusterId: string; size: number }): number {

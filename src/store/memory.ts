@@ -6,14 +6,20 @@ import type { FingerprintStore } from './store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from './_lock.js'
-import { LOG_FILE, LogFile } from './_log.js'
-import { EntryError, Tables, type CandidateLimits } from './_tables.js'
+import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile } from './_log.js'
+import { LogReader } from './_log-reader.js'
+import { EntryError, Tables, type CandidateLimits, type TableBytes } from './_tables.js'
 import { checkQuery, recordProblem } from './_validate.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
 
+export type { TableBytes } from './_tables.js'
+
 /** Options of the embedded store. */
 export interface MemoryStoreOptions {
-  /** Directory of the append-only log (created if absent); omit for a purely in-memory store. */
+  /**
+   * Directory of the append-only log (created if absent); omit for a purely in-memory store. With
+   * a directory, record payloads stay in the log and are read back for the rows a call returns.
+   */
   dir?: string
   /** fdatasync every batch before `put`/`delete` resolve; off trades durability for speed. @default true */
   fsync?: boolean
@@ -58,6 +64,8 @@ export interface MemoryStoreStats {
   dead: number
   /** Bytes held in typed arrays and the string arena (excludes the JS heap's term dictionary). */
   tableBytes: number
+  /** `tableBytes` by part: fingerprints, row columns, payloads, ids, exact keys, blocks, bands. */
+  tableParts: TableBytes
   /** Log size in bytes (0 without a directory). */
   logBytes: number
   /** Record and delete entries in the log. */
@@ -75,8 +83,11 @@ function positiveInt(name: string, value: unknown): number {
 
 /**
  * The embedded fingerprint store: columnar in-memory tables, optionally backed by an append-only,
- * crash-safe log in a directory (see `openMemoryStore`). About 78 bytes a record at 10 M records
- * (heap + external), 143 with MinHash sketches and 8 band terms (see scripts/bench-store.ts).
+ * crash-safe log in a directory (see `openMemoryStore`). With a directory, records are read back
+ * from the log and RAM holds the indexes: about 48 bytes a record at 10 M records (heap +
+ * external), 84 with MinHash sketches and 8 band terms (`node --expose-gc --import tsx
+ * scripts/bench-store.ts --n 10000000 --dir DIR --no-fsync [--no-minhash]`). Without one, records
+ * stay in RAM (about 80 and 145 bytes).
  *
  * @example
  * const store = new MemoryStore()           // in memory only
@@ -133,12 +144,14 @@ export class MemoryStore implements FingerprintStore {
       throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: ${(err as Error).message}`, { cause: err })
     }
     try {
+      // Payloads stay in the log and are read back from it (see Tables).
+      this.tables = new Tables(this.layouts, this.versions, new LogReader(join(dir, LOG_FILE)))
       // Size the indexes from the log (~80 bytes a record) so replay does not relink them as they grow.
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
       const { log, replay } = await LogFile.open(dir, fsync, (buf, start, end, fileOffset) => {
         try {
-          this.applyPayload(buf, start, end)
+          this.applyPayload(buf, start, end, fileOffset)
         } catch (err) {
           if (!(err instanceof EntryError)) throw err
           throw new DedupError(
@@ -156,6 +169,7 @@ export class MemoryStore implements FingerprintStore {
       if (this.logEntries - this.tables.live > this.logEntries / 2) await this.compact()
     } catch (err) {
       await this.log?.close()
+      this.tables.reader?.retire()
       this.log = null
       this.lock = null
       await lock.release()
@@ -203,12 +217,16 @@ export class MemoryStore implements FingerprintStore {
     this.checkOpen()
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
-    const rows: number[] = []
-    return queries.map((q) => {
-      rows.length = 0
-      this.tables.collect(q, this.limits, rows)
-      return rows.map((row) => this.tables.record(row))
+    const tables = this.tables
+    const answers = queries.map((q) => {
+      const rows: number[] = []
+      tables.collect(q, this.limits, rows)
+      return rows
     })
+    // One pass over the rows of the whole batch, in log order (each row read once); a row in
+    // several answers of one call is one shared record object.
+    const records = tables.records(answers.flat())
+    return answers.map((rows) => rows.map((row) => records.get(row)!))
   }
 
   async get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>> {
@@ -255,16 +273,22 @@ export class MemoryStore implements FingerprintStore {
     // Rebuilding keys from this snapshot costs 2 bytes a row per key index while the scan runs,
     // and spares a walk of every row's chains.
     const tops = tables.keyTops()
-    let batch: FingerprintRecord[] = []
-    for (let row = 0; row < tables.rows; row++) {
-      if (!tables.isLive(row)) continue
-      batch.push(tables.record(row, tops))
-      if (batch.length < batchSize) continue
-      yield batch
-      batch = []
-      this.checkOpen()
+    // Keeps the log these tables read from open if compaction replaces it meanwhile.
+    tables.reader?.retain()
+    try {
+      let batch: FingerprintRecord[] = []
+      for (let row = 0; row < tables.rows; row++) {
+        if (!tables.isLive(row)) continue
+        batch.push(tables.record(row, tops))
+        if (batch.length < batchSize) continue
+        yield batch
+        batch = []
+        this.checkOpen()
+      }
+      if (batch.length > 0) yield batch
+    } finally {
+      tables.reader?.release()
     }
-    if (batch.length > 0) yield batch
   }
 
   /** The largest clusters by live member count (at least `minSize`, default 2), largest first; ties by smaller id. */
@@ -290,6 +314,7 @@ export class MemoryStore implements FingerprintStore {
     if (this.closed) return
     this.closed = true
     await this.log?.close()
+    this.tables.reader?.retire()
     await this.lock?.release()
     this.log = null
     this.lock = null
@@ -309,10 +334,15 @@ export class MemoryStore implements FingerprintStore {
     }
     await log.task(async () => {
       // Exclusive: no put applies while the frames stream into the new file.
-      const fresh = new Tables(this.layouts, this.versions)
-      fresh.reserve(this.tables.live)
+      const old = this.tables
+      // The new tables read the new log, opened once it has replaced the old one; the old
+      // tables keep reading the old file (open now) for as long as a scan of them runs.
+      old.reader?.pin()
+      const fresh = new Tables(this.layouts, this.versions, new LogReader(join(this.dir!, LOG_FILE)))
+      fresh.reserve(old.live)
       await log.rewrite(this.rebuildFrames(fresh))
       this.tables = fresh
+      old.reader?.retire()
       this.logEntries = fresh.live
       this.compactQueued = false
     })
@@ -324,6 +354,7 @@ export class MemoryStore implements FingerprintStore {
       live: this.tables.live,
       dead: this.tables.dead,
       tableBytes: this.tables.byteLength(),
+      tableParts: this.tables.byteParts(),
       logBytes: this.log?.bytes ?? 0,
       logEntries: this.logEntries,
       truncatedOnOpen: this.truncatedOnOpen,
@@ -337,6 +368,8 @@ export class MemoryStore implements FingerprintStore {
   private *rebuildFrames(fresh: Tables): Generator<Buffer> {
     const old = this.tables
     const tops = old.keyTops()
+    // Where the next frame's payload will sit in the new log (see LogFile.rewrite).
+    let fileOffset = HEADER_BYTES + FRAME_HEADER_BYTES
     const w = new ByteWriter(COMPACT_FRAME_BYTES + 4096)
     this.layouts.layouts.forEach((l, id) => encodeLayout(w, id, l.widths, l.padded))
     for (let row = 0; row <= old.rows; row++) {
@@ -348,7 +381,8 @@ export class MemoryStore implements FingerprintStore {
       if (w.pos === 0) continue
       const frame = Buffer.from(w.view())
       w.pos = 0
-      fresh.applyEntries(frame, 0, frame.length)
+      fresh.applyEntries(frame, 0, frame.length, fileOffset, true)
+      fileOffset += frame.length + FRAME_HEADER_BYTES
       yield frame
     }
   }
@@ -371,7 +405,7 @@ export class MemoryStore implements FingerprintStore {
       return
     }
     // Queued back to back, so they share one write and fsync.
-    await Promise.all(payloads.map((p) => log.append(p, () => this.applyPayload(p, 0, p.length))))
+    await Promise.all(payloads.map((p) => log.append(p, (offset) => this.applyPayload(p, 0, p.length, offset))))
     if (!this.compactQueued && this.tables.dead > Math.max(this.tables.live, AUTO_COMPACT_MIN_DEAD)) {
       this.compactQueued = true
       void this.compact().catch(() => {
@@ -381,8 +415,9 @@ export class MemoryStore implements FingerprintStore {
     }
   }
 
-  private applyPayload(buf: Buffer, start: number, end: number): void {
-    const counts = this.tables.applyEntries(buf, start, end)
+  /** Applies `buf[start, end)`; `fileOffset`: where `buf[0]` sits in the log (0 in memory). */
+  private applyPayload(buf: Buffer, start: number, end: number, fileOffset = 0): void {
+    const counts = this.tables.applyEntries(buf, start, end, fileOffset)
     this.logEntries += counts.puts + counts.deletes
   }
 

@@ -4,8 +4,8 @@ import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { ByteArena } from '../../src/store/_arena.js'
 import { LayoutRegistry, termString } from '../../src/store/_block-layout.js'
 import { isHex16, toHex16, hexHi, hexLo } from '../../src/store/_bytes.js'
-import { BitColumn, DictColumn, SparseI32Column } from '../../src/store/_columns.js'
-import { KEY_OUT, KeyIndex } from '../../src/store/_key-index.js'
+import { BitColumn, DictColumn, OffsetColumn, SparseI32Column } from '../../src/store/_columns.js'
+import { KEY_OUT, KeyIndex, mix32, unmix32 } from '../../src/store/_key-index.js'
 import { LinkColumn } from '../../src/store/_links.js'
 import { openMemoryStore } from '../../src/store/memory.js'
 import { makeRecord } from './_records.js'
@@ -45,6 +45,54 @@ describe('store internals', () => {
     const found: number[] = []
     for (let row = index.seek(7, 9); row >= 0; row = index.next(row)) if (index.matches(row)) found.push(row)
     expect(found).toEqual([far + 2, 5, 0])
+  })
+
+  test('OffsetColumn returns every offset it was given: small steps, gaps past 64 KiB and past 4 GiB, across chunks', () => {
+    const column = new OffsetColumn()
+    const offsets: number[] = []
+    let at = 16
+    let seed = 7
+    const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0)
+    for (let row = 0; row < 300_000; row++) {
+      const r = rand() % 1000
+      // Mostly record-sized steps; now and then a big entry (> 64 KiB) or gigabytes of other entries.
+      at += r === 0 ? 5 * 2 ** 32 + rand() : r < 5 ? 70_000 + (rand() % 100_000) : 80 + (rand() % 200)
+      offsets.push(at)
+      column.set(row, at)
+    }
+    for (let row = 0; row < offsets.length; row++) if (column.get(row) !== offsets[row]) expect([row, column.get(row)]).toEqual([row, offsets[row]])
+  })
+
+  test('a tag-only KeyIndex finds every row of a key, and otherwise only rows whose mixed key agrees in its top 24 bits, across growth', () => {
+    const index = new KeyIndex(false, 1, true)
+    const alive = new BitColumn()
+    const n = 200_000
+    let seed = 999
+    const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0)
+    const keys: number[] = []
+    for (let row = 0; row < n; row++) {
+      // Copies of earlier keys, and neighbours that differ from an earlier key in the low mixed bits only.
+      const key = row % 10 === 9 ? keys[rand() % row]! : row % 10 === 8 ? unmix32(mix32(keys[rand() % row]!) ^ (rand() & 0xff)) : rand()
+      keys.push(key)
+      alive.set(row, row % 7 !== 3)
+      index.link(row, 0, key, alive)
+    }
+    expect(index.bits).toBe(18)
+    const rowsOf = new Map<number, number[]>()
+    for (let row = n - 1; row >= 0; row--) if (alive.has(row)) rowsOf.set(keys[row]!, [...(rowsOf.get(keys[row]!) ?? []), row])
+    let extra = 0
+    for (let q = 0; q < 3000; q++) {
+      const key = keys[(q * 97) % n]!
+      const found: number[] = []
+      for (let row = index.seek(0, key); row >= 0; row = index.next(row)) if (alive.has(row) && index.matches(row)) found.push(row)
+      const exact = found.filter((row) => keys[row] === key)
+      expect(exact).toEqual(rowsOf.get(key) ?? [])
+      for (const row of found) expect(mix32(keys[row]!) >>> 8).toBe(mix32(key) >>> 8)
+      extra += found.length - exact.length
+    }
+    // The planted low-bit neighbours are the only near keys: some lookups must meet them.
+    expect(extra).toBeGreaterThan(0)
+    expect(() => index.keyOf(0)).toThrow(/tag-only/)
   })
 
   test.each([true, false])('KeyIndex (64-bit keys: %s) finds exactly the rows of a key and rebuilds every key, across growth', (wide) => {

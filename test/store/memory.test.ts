@@ -11,6 +11,7 @@ import { arbFingerprint as arbFp } from '../helpers/fingerprints.js'
 import type { FingerprintRecord } from '../../src/types.js'
 import { MemoryStore, openMemoryStore } from '../../src/store/memory.js'
 import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/_log.js'
+import { mix32, unmix32 } from '../../src/store/_key-index.js'
 import { LOCK_FILE } from '../../src/store/_lock.js'
 import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
@@ -385,6 +386,92 @@ describe('memory store persistence', () => {
     store = await reopen(store, dir)
     expect(await store.count()).toBe(71)
     expect(idsOf([...(await store.get(['doc-new', 'doc-75', 'doc-5'])).values()])).toEqual(['doc-5', 'doc-new'])
+  })
+
+  /** Records of every shape the log holds: bands (canonical and odd), hex and text sketches, duplicates, missing hashes. */
+  function varied(n: number, tag = ''): FingerprintRecord[] {
+    return Array.from({ length: n }, (_, i) => makeRecord(`doc-${i}`, flip(flip(BASE, i % 64), (i * 5 + 1) % 64), {
+      indexedAt: T0 + i,
+      contentHash: hash16(`content-${tag}${i}`),
+      urlHash: i % 3 === 0 ? null : hash16(`url-${tag}${i}`),
+      titleHash: i % 4 === 0 ? null : hash16(`title-${tag}${i}`),
+      ...(i % 5 === 0 ? { bands: bandsOf(`${tag}${i}`), sketch: `m:${hash16(`s${i}`)}${hash16(`t${i}`)}` } : {}),
+      ...(i % 7 === 0 ? { bands: ['odd-band', `x${i}`], sketch: `短文本 ${i}` } : {}), // short text, "short text"
+      ...(i % 6 === 1 ? { clusterId: 'doc-0', duplicateOf: 'doc-0', distance: 2, layer: 'simhash' as const, short: true } : {}),
+    }))
+  }
+  function byId(records: readonly FingerprintRecord[]): Map<string, FingerprintRecord> {
+    return new Map(records.map((r) => [r.id, r]))
+  }
+
+  test('records read back from the log equal what was put: live, after compaction, reopen and a torn tail', async () => {
+    const dir = await tempDir()
+    const log = join(dir, LOG_FILE)
+    let store = await openStore(dir)
+    await store.put(varied(200, 'old-'))
+    const latest = varied(150, 'new-')
+    await store.put(latest)
+    await store.delete(['doc-3'])
+    const expected = byId([...latest, ...varied(200, 'old-').slice(150)].filter((r) => r.id !== 'doc-3'))
+    const check = async (): Promise<void> => {
+      expect(await contents(store)).toEqual(expected)
+      const got = await store.get([...expected.keys()])
+      expect(got).toEqual(expected)
+      // Key and band routes return the stored record itself, whole.
+      const probe = expected.get('doc-10')!
+      const [found] = await store.candidates([{ fingerprint: { hi: 1, lo: 2 }, blocks: ['x'], minMatch: 1, maxDistance: 0, contentHash: probe.contentHash, bands: probe.bands! }])
+      expect(found).toEqual([probe])
+    }
+    await check()
+    await store.compact()
+    await check()
+    store = await reopen(store, dir)
+    await check()
+    await store.close()
+    await appendFile(log, Buffer.from([1, 2, 3, 4, 5, 6, 7]))
+    store = await openStore(dir)
+    expect(store.stats().truncatedOnOpen).toBe(7)
+    await check()
+  })
+
+  test('a scan of the tables a compaction replaces keeps reading the old log', async () => {
+    const dir = await tempDir()
+    const store = await openStore(dir)
+    await store.put(varied(300))
+    await store.put(varied(300).slice(0, 200))
+    const expected = byId(varied(300))
+    const scanned: FingerprintRecord[] = []
+    for await (const batch of store.scan(50)) {
+      if (scanned.length === 0) await store.compact()
+      scanned.push(...batch)
+    }
+    expect(byId(scanned)).toEqual(expected)
+    expect(scanned).toHaveLength(300)
+    expect(store.stats()).toMatchObject({ live: 300, dead: 0 })
+  })
+
+  test('exact keys whose 32-bit index folds collide are told apart by the key read back from the log', async () => {
+    const store = await openStore(await tempDir())
+    // The index holds imul(hi, 0x9e3779b1) ^ lo: these two keys fold to the same 32 bits.
+    const a = makeRecord('a', BASE, { contentHash: '0000000012345678' })
+    const b = makeRecord('b', flip(BASE, 40), { contentHash: `00000001${((0x12345678 ^ 0x9e3779b1) >>> 0).toString(16).padStart(8, '0')}` })
+    await store.put([a, b])
+    const query = { fingerprint: { hi: 0, lo: 0 }, blocks: ['none'], minMatch: 1, maxDistance: 0 }
+    const [onlyA, onlyB] = await store.candidates([{ ...query, contentHash: a.contentHash }, { ...query, contentHash: b.contentHash }])
+    expect(onlyA).toEqual([a])
+    expect(onlyB).toEqual([b])
+  })
+
+  test('a band whose value agrees with a stored one in the 24 bits the index keeps is told apart on the entry', async () => {
+    const store = await openStore(await tempDir())
+    const a = makeRecord('a', BASE, { bands: bandsOf('a') })
+    await store.put([a])
+    // The index mixes a band value and keeps the top 24 bits: flip a low bit of the mixed value.
+    const near = (term: string): string => `${term.slice(0, 3)}${unmix32(mix32(Number.parseInt(term.slice(3), 16)) ^ 1).toString(16).padStart(8, '0')}`
+    const query = { fingerprint: { hi: 0, lo: 0 }, blocks: ['none'], minMatch: 1, maxDistance: 0 }
+    const [none, hit] = await store.candidates([{ ...query, bands: a.bands!.map(near) }, { ...query, bands: [near(a.bands![0]!), a.bands![5]!] }])
+    expect(none).toEqual([])
+    expect(hit).toEqual([a])
   })
 
   test('compact() on an open store rewrites the log; a leftover compaction file is ignored', async () => {
