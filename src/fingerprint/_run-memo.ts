@@ -1,5 +1,6 @@
 import type { Segmenter } from '../segment/segmenter.js'
 import type { TermTable } from './_term-table.js'
+import { placeSlot } from './_slots.js'
 
 /**
  * Memoised segmentation for segmenters that declare `runLocal` (jieba-rs): they cut each maximal
@@ -202,21 +203,15 @@ export class RunMemo {
     this.dataLength = k
     // Load factor at most 1/2 keeps probe runs short.
     if (++this.slotsUsed * 2 > this.slots.length) this.rehash()
-    else this.place(h, at)
+    else placeSlot(this.slots, h, at)
     return at
   }
 
-  private place(h: number, at: number): void {
-    const mask = this.slots.length - 1
-    let s = h & mask
-    while (this.slots[s] !== 0) s = (s + 1) & mask
-    this.slots[s] = at + 1
-  }
 
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2)
     const data = this.data
-    for (let at = 0; at < this.dataLength; at += 3 + ((data[at + 1]! + 1) >> 1) + data[at + 2]!) this.place(data[at]!, at)
+    for (let at = 0; at < this.dataLength; at += 3 + ((data[at + 1]! + 1) >> 1) + data[at + 2]!) placeSlot(this.slots, data[at]!, at)
   }
 
   private growPending(): void {

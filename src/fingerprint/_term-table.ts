@@ -1,5 +1,6 @@
 import { HASH_OUT, hashToken } from './hash.js'
 import { isContentToken, termFactor, type IdfTable } from './tfidf.js'
+import { placeSlot } from './_slots.js'
 
 /**
  * Per-analyzer cache of everything a token's string determines: whether it is a feature (not
@@ -201,19 +202,13 @@ export class TermTable {
     this.inserted++
     // Keep the load factor at most 1/2 so probe runs stay short.
     if (this.inserted * 2 > this.slots.length) this.rehash()
-    else this.place(this.keyHash[id]!, id)
+    else placeSlot(this.slots, this.keyHash[id]!, id)
   }
 
-  private place(hash: number, id: number): void {
-    const mask = this.slots.length - 1
-    let s = hash & mask
-    while (this.slots[s] !== 0) s = (s + 1) & mask
-    this.slots[s] = id + 1
-  }
 
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2)
-    for (let id = 0; id < this.size; id++) if (this.keyLength[id]! >= 2) this.place(this.keyHash[id]!, id)
+    for (let id = 0; id < this.size; id++) if (this.keyLength[id]! >= 2) placeSlot(this.slots, this.keyHash[id]!, id)
   }
 
   private add(token: string): number {
