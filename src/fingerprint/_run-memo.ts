@@ -20,7 +20,7 @@ import { placeSlot } from './_slots.js'
  * Text repeats at this grain far more than whole documents do (shared clauses, site chrome,
  * Traditional/Simplified twins): on the bench corpus about 3 in 4 characters lie in runs seen
  * before. Ids belong to one TermTable: the memo is dropped when the table is cleared, when the
- * segmenter's dictionary changes (`epoch`) and when it outgrows its own limit.
+ * segmenter's dictionary changes (`epoch`); past its size limit the older half goes (see `oldData`).
  */
 export class RunMemo {
   /** Open addressing over run hashes: offset + 1 of the run's entry in `data` (0 = empty). */
@@ -32,6 +32,13 @@ export class RunMemo {
    */
   private data = new Int32Array(1 << 18)
   private dataLength = 0
+  /**
+   * The generation before: when `data` passes half the limit it becomes this one (read-only), and
+   * a run found here is copied back into the current one. Runs still in use survive a rotation;
+   * the rest go with the next one.
+   */
+  private oldSlots: Int32Array | null = null
+  private oldData: Int32Array | null = null
   /** Per run of the current document: its entry's offset, or ~p for the p-th pending run. */
   private runs = new Int32Array(1024)
   private pendingStart = new Int32Array(256)
@@ -49,11 +56,13 @@ export class RunMemo {
   hits = 0
   lookupUnits = 0
   hitUnits = 0
+  /** Runs found in the previous generation and copied into the current one. */
+  promoted = 0
 
   constructor(
     private readonly table: TermTable,
     private readonly segmenter: Segmenter,
-    /** Most ints of entry data kept (4 bytes each) before the memo starts over. */
+    /** Most ints of entry data kept over both generations (4 bytes each). */
     private readonly limit = 1 << 23,
   ) {}
 
@@ -65,10 +74,12 @@ export class RunMemo {
       table.load(this.segmenter.cut(text))
       return
     }
-    if (table.generation !== this.generation || this.segmenter.epoch !== this.epoch || this.dataLength > this.limit) {
+    if (table.generation !== this.generation || this.segmenter.epoch !== this.epoch) {
       this.clear()
       this.generation = table.generation
       this.epoch = this.segmenter.epoch
+    } else if (this.dataLength > this.limit >> 1) {
+      this.rotate()
     }
     const sep = separators()
     const n = text.length
@@ -88,7 +99,8 @@ export class RunMemo {
         c = ++i < n ? text.charCodeAt(i) : 0
       } while (i < n && sep[c] === 0)
       h ^= h >>> 15
-      let at = this.find(text, start, i, h)
+      let at = findEntry(this.slots, this.data, text, start, i, h)
+      if (at < 0 && this.oldData !== null) at = this.promote(text, start, i, h)
       this.lookups++
       this.lookupUnits += i - start
       if (at < 0) {
@@ -157,36 +169,32 @@ export class RunMemo {
       }
       // A run that occurs twice in one document is pending twice; store it once.
       const h = this.pendingHash[p]!
-      const found = this.find(text, start, end, h)
-      this.pendingOffset[p] = found >= 0 ? found : this.insert(text, start, end, h, this.scratch, count)
+      const found = findEntry(this.slots, this.data, text, start, end, h)
+      this.pendingOffset[p] = found >= 0 ? found : this.insert(text, start, end, h, this.scratch, 0, count)
     }
     return t === tokens.length
   }
 
 
-  /** Offset of the entry for `text[start, end)`, or -1. */
-  private find(text: string, start: number, end: number, h: number): number {
-    const n = end - start
-    const slots = this.slots
-    const data = this.data
-    const mask = slots.length - 1
-    for (let s = h & mask; ; s = (s + 1) & mask) {
-      const at = slots[s]! - 1
-      if (at < 0) return -1
-      if (data[at] !== h || data[at + 1] !== n) continue
-      let k = at + 3
-      let i = start
-      for (; i + 1 < end; i += 2) {
-        const w = data[k++]!
-        if ((w & 0xffff) !== text.charCodeAt(i) || w >>> 16 !== text.charCodeAt(i + 1)) break
-      }
-      if (i + 1 < end) continue
-      if (i < end && data[k] !== text.charCodeAt(i)) continue
-      return at
-    }
+  /** Copies the previous generation's entry for the run into the current one; its offset, or -1. */
+  private promote(text: string, start: number, end: number, h: number): number {
+    const old = this.oldData!
+    const at = findEntry(this.oldSlots!, old, text, start, end, h)
+    if (at < 0) return -1
+    this.promoted++
+    return this.insert(text, start, end, h, old, at + 3 + ((old[at + 1]! + 1) >> 1), old[at + 2]!)
   }
 
-  private insert(text: string, start: number, end: number, h: number, ids: Int32Array, count: number): number {
+  private rotate(): void {
+    this.oldSlots = this.slots
+    this.oldData = this.data
+    this.slots = new Int32Array(1 << 16)
+    this.slotsUsed = 0
+    this.data = new Int32Array(1 << 18)
+    this.dataLength = 0
+  }
+
+  private insert(text: string, start: number, end: number, h: number, ids: Int32Array, from: number, count: number): number {
     const n = end - start
     const size = 3 + ((n + 1) >> 1) + count
     if (this.dataLength + size > this.data.length) this.data = grow(this.data, Math.max(this.data.length * 2, this.dataLength + size))
@@ -199,7 +207,7 @@ export class RunMemo {
     let i = start
     for (; i + 1 < end; i += 2) data[k++] = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)
     if (i < end) data[k++] = text.charCodeAt(i)
-    for (let j = 0; j < count; j++) data[k++] = ids[j]!
+    for (let j = 0; j < count; j++) data[k++] = ids[from + j]!
     this.dataLength = k
     // Load factor at most 1/2 keeps probe runs short.
     if (++this.slotsUsed * 2 > this.slots.length) this.rehash()
@@ -226,6 +234,28 @@ export class RunMemo {
     this.slots.fill(0)
     this.slotsUsed = 0
     this.dataLength = 0
+    this.oldSlots = null
+    this.oldData = null
+  }
+}
+
+/** Offset of the entry for `text[start, end)` in one generation, or -1. */
+function findEntry(slots: Int32Array, data: Int32Array, text: string, start: number, end: number, h: number): number {
+  const n = end - start
+  const mask = slots.length - 1
+  for (let s = h & mask; ; s = (s + 1) & mask) {
+    const at = slots[s]! - 1
+    if (at < 0) return -1
+    if (data[at] !== h || data[at + 1] !== n) continue
+    let k = at + 3
+    let i = start
+    for (; i + 1 < end; i += 2) {
+      const w = data[k++]!
+      if ((w & 0xffff) !== text.charCodeAt(i) || w >>> 16 !== text.charCodeAt(i + 1)) break
+    }
+    if (i + 1 < end) continue
+    if (i < end && data[k] !== text.charCodeAt(i)) continue
+    return at
   }
 }
 

@@ -86,6 +86,23 @@ describe('RunMemo', () => {
     expect(memo.hits).toBeGreaterThan(0)
   }, 120_000)
 
+  test('equals plain cuts across generation rotations, and runs in use survive them', async () => {
+    const corpus = (await loadCorpus()).slice(0, 1500)
+    const seg = segmenters.at(-1)!
+    const plain = tableOf()
+    const memoTable = tableOf()
+    const memo = new RunMemo(memoTable, seg, 20_000) // a new generation every few documents
+    const texts = corpus.map((doc) => normalizeContent(doc.content))
+    for (const text of [...texts, ...texts]) {
+      plain.load(seg.cut(text))
+      memo.load(text)
+      expect(snapshot(memoTable)).toEqual(snapshot(plain))
+    }
+    // Runs in use were carried over from the generation before.
+    expect(memo.promoted).toBeGreaterThan(1000)
+    expect(memo.hits).toBeGreaterThan(memo.promoted)
+  }, 180_000)
+
   test('drops memoised cuts when the dictionary changes', () => {
     const seg = tryCreateNodeRsSegmenter() ?? createJiebaWasmSegmenter()
     const memoTable = tableOf()
