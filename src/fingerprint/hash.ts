@@ -169,7 +169,7 @@ export function contentKey(text: string): string {
     h2 ^= Math.imul(rotl(Math.imul(carry, 0x85ebca6b), 17), 0xc2b2ae35)
   }
   // Finalised in int32 only: uint32 values (fmix32's `>>> 0`) are not Smis and sent the optimised
-  // loop into a deopt cycle (18 ns a character instead of a few).
+  // loop into a deopt cycle.
   const a = ((h1 ^ units) + (h2 ^ units)) | 0
   const f1 = fmixInt32(a)
   const f2 = fmixInt32(((h2 ^ units) + a) | 0)
@@ -179,7 +179,7 @@ export function contentKey(text: string): string {
 
 // Run the code after each hot loop once at load. Otherwise the first call of a long text (the IDF
 // table is hashed whole) gets its loop compiled on the spot (OSR) before that code has run: V8
-// keeps reusing that compiled loop on every later call and deoptimises at its end each time (a
-// thousand deopts per corpus run, seen with --trace-deopt).
+// keeps reusing that compiled loop on every later call and deoptimises at its end each time
+// (seen with --trace-deopt).
 hash64Hex('')
 contentKey('')
