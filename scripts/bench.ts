@@ -12,7 +12,7 @@ import os from 'node:os'
 import { loadCorpus } from './corpus/load.js'
 import { containsTraditional } from '../src/normalize/_char-class.js'
 import {
-  createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
+  DEFAULT_WEIGHTING_OPTIONS, createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
   normalizeContent, openMemoryStore, parseJsonLine, runBatches, simhash, tryCreateNodeRsSegmenter, weightTerms,
   type AnalyzerOptions, type FingerprintStore, type JsonlLine, type PreparePool, type Segmenter,
 } from '../src/index.js'
@@ -103,7 +103,7 @@ await measure('pipeline without segmentation', () => {
   return analyzePass(contents, { segmenter: replay })()
 })
 // How much of the text the run memo finds segmented before, in one pass from empty.
-const memoCount = new RunMemo(new TermTable(idf, stop, 0.3, 0.3), segmenter)
+const memoCount = new RunMemo(new TermTable(idf, stop, DEFAULT_WEIGHTING_OPTIONS.singleCharFactor, DEFAULT_WEIGHTING_OPTIONS.numberFactor), segmenter)
 for (const n of normalized) memoCount.load(n)
 const memoHits = { runs: memoCount.hits / memoCount.lookups, chars: memoCount.hitUnits / memoCount.lookupUnits }
 console.log(`run memo, one pass from empty: ${(memoHits.runs * 100).toFixed(1)} % of runs, ${(memoHits.chars * 100).toFixed(1)} % of their characters found`)

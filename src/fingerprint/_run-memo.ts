@@ -129,7 +129,7 @@ export class RunMemo {
       const data = this.data
       const len = data[at + 2]!
       if (len === 0) continue
-      const from = at + 3 + ((data[at + 1]! + 1) >> 1)
+      const from = idsAt(data, at)
       if (m + len > table.sequence.length) table.reserve(m + len, m)
       const seq = table.sequence
       for (let k = 0; k < len; k++) seq[m + k] = data[from + k]!
@@ -175,14 +175,13 @@ export class RunMemo {
     return t === tokens.length
   }
 
-
   /** Copies the previous generation's entry for the run into the current one; its offset, or -1. */
   private promote(text: string, start: number, end: number, h: number): number {
     const old = this.oldData!
     const at = findEntry(this.oldSlots!, old, text, start, end, h)
     if (at < 0) return -1
     this.promoted++
-    return this.insert(text, start, end, h, old, at + 3 + ((old[at + 1]! + 1) >> 1), old[at + 2]!)
+    return this.insert(text, start, end, h, old, idsAt(old, at), old[at + 2]!)
   }
 
   private rotate(): void {
@@ -215,11 +214,10 @@ export class RunMemo {
     return at
   }
 
-
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2)
     const data = this.data
-    for (let at = 0; at < this.dataLength; at += 3 + ((data[at + 1]! + 1) >> 1) + data[at + 2]!) placeSlot(this.slots, data[at]!, at)
+    for (let at = 0; at < this.dataLength; at = idsAt(data, at) + data[at + 2]!) placeSlot(this.slots, data[at]!, at)
   }
 
   private growPending(): void {
@@ -237,6 +235,11 @@ export class RunMemo {
     this.oldSlots = null
     this.oldData = null
   }
+}
+
+/** Where the ids of the entry at `at` start: after its hash, length, count and packed key. */
+function idsAt(data: Int32Array, at: number): number {
+  return at + 3 + ((data[at + 1]! + 1) >> 1)
 }
 
 /** Offset of the entry for `text[start, end)` in one generation, or -1. */

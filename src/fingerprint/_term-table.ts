@@ -205,7 +205,6 @@ export class TermTable {
     else placeSlot(this.slots, this.keyHash[id]!, id)
   }
 
-
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2)
     for (let id = 0; id < this.size; id++) if (this.keyLength[id]! >= 2) placeSlot(this.slots, this.keyHash[id]!, id)

@@ -58,6 +58,10 @@ function keySet(titles: readonly string[]): ReadonlySet<string> {
 
 let defaultKeys: ReadonlySet<string> | undefined
 
+function defaultGenericKeys(): ReadonlySet<string> {
+  return (defaultKeys ??= keySet(DEFAULT_GENERIC_TITLES))
+}
+
 // Separators between a page's own title and the site's name: "标题 - 网站", "首页 | 网站".
 const SEPARATORS = /\s+[-–—~·•]\s+|\s*[|丨_»›:/\\]+\s*|[–—]+/
 const SUFFIXES = ['官网', '官方网站', '首页', '主页', 'homepage']
@@ -85,7 +89,7 @@ function isGenericPart(part: string, generic: ReadonlySet<string>, site: string)
  */
 export function isGenericTitle(title: string | null | undefined, options: GenericTitleOptions = {}): boolean {
   if (typeof title !== 'string') return true
-  const generic = options.genericTitles === undefined ? (defaultKeys ??= keySet(DEFAULT_GENERIC_TITLES)) : keySet(options.genericTitles)
+  const generic = options.genericTitles === undefined ? defaultGenericKeys() : keySet(options.genericTitles)
   const site = options.siteName === undefined ? '' : key(options.siteName.replace(/^www\./i, ''))
   return isGenericNormalizedTitle(normalizeText(title, TITLE_NORMALIZE_OPTIONS), generic, site)
 }
@@ -95,7 +99,7 @@ export function isGenericTitle(title: string | null | undefined, options: Generi
  * default generic titles and no site name: the engine's per-document check, without normalising again.
  * @example isGenericNormalizedTitle(normalizeText('首頁', TITLE_NORMALIZE_OPTIONS)) // true
  */
-export function isGenericNormalizedTitle(whole: string, generic: ReadonlySet<string> = (defaultKeys ??= keySet(DEFAULT_GENERIC_TITLES)), site = ''): boolean {
+export function isGenericNormalizedTitle(whole: string, generic: ReadonlySet<string> = defaultGenericKeys(), site = ''): boolean {
   if (isGenericPart(whole, generic, site)) return true
   const parts = whole.split(SEPARATORS).filter((p) => normalizedKey(p) !== '')
   if (parts.length <= 1) return false
