@@ -111,13 +111,22 @@ export function astralClass(cp: number): number {
 
 /** True when `text` holds a Traditional-only character (see `_traditional.ts`). */
 export function containsTraditional(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
+  if (scratch.length < text.length) scratch = new Uint16Array(Math.max(text.length, scratch.length * 2))
+  for (let i = 0; i < text.length; i++) scratch[i] = text.charCodeAt(i)
+  return unitsContainTraditional(scratch, 0, text.length)
+}
+
+let scratch = new Uint16Array(1024)
+
+/** True when `units[from, to)` hold a Traditional-only character. */
+export function unitsContainTraditional(units: Uint16Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = units[i]!
     let cls = BMP_CLASSES[c]!
     if (cls === UNKNOWN) cls = classifyBmp(c)
     if ((cls & TRADITIONAL) !== 0) return true
-    if (cls === HIGH_SURROGATE) {
-      const d = text.charCodeAt(i + 1)
+    if (cls === HIGH_SURROGATE && i + 1 < to) {
+      const d = units[i + 1]!
       if (d >= 0xdc00 && d <= 0xdfff) {
         if ((astralClass(((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000) & TRADITIONAL) !== 0) return true
         i++

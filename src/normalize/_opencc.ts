@@ -2,13 +2,16 @@
  * The Traditional → Simplified conversion behind toSimplified and normalizeText: opencc-js's
  * dictionaries in OpenCC's tw2sp arrangement, run by DictConverter, built lazily per setting.
  */
-import { DictConverter } from './_dict-converter.js'
-import { containsTraditional } from './_char-class.js'
+import { DictConverter, UnitBuffer } from './_dict-converter.js'
+import { unitsContainTraditional } from './_char-class.js'
 import { REGIONAL_PHRASE_DICTS, REGIONAL_VARIANT_DICTS, SEGMENTATION_DICT, STANDARD_DICTS } from './_traditional.js'
 
 type Convert = (text: string) => string
 
 const converters = new Map<string, Convert>()
+
+/** Whether the last conversion's output still held a Traditional-only character. */
+let traditionalLeft = false
 
 /**
  * OpenCC's tw2sp arrangement with any regional tables: cut at standard phrases first so a
@@ -21,12 +24,24 @@ export function createConverter(regionalDicts: readonly string[], lowercase = fa
   const segmentation = new DictConverter([SEGMENTATION_DICT], lowercase)
   const regional = new DictConverter(regionalDicts, lowercase)
   const standard = new DictConverter(STANDARD_DICTS, lowercase)
+  // Scratch, reused across calls: the input, one piece after the regional step, the output.
+  const input = new UnitBuffer()
+  const piece = new UnitBuffer()
+  const output = new UnitBuffer()
+  let ends = new Int32Array(1024)
   return (text) => {
-    const pieces = segmentation.segment(text)
-    if (pieces.length === 1) return standard.convert(regional.convert(text))
-    let out = ''
-    for (const piece of pieces) out += standard.convert(regional.convert(piece))
-    return out
+    input.setText(text)
+    const n = input.length
+    if (ends.length < n) ends = new Int32Array(Math.max(n, ends.length * 2))
+    const count = segmentation.pieceEnds(input.units, n, ends)
+    output.length = 0
+    for (let p = 0, start = 0; p < count; start = ends[p++]!) {
+      piece.length = 0
+      regional.convertInto(input.units, start, ends[p]!, piece)
+      standard.convertInto(piece.units, 0, piece.length, output)
+    }
+    traditionalLeft = unitsContainTraditional(output.units, 0, output.length)
+    return output.toString()
   }
 }
 
@@ -51,7 +66,7 @@ export function convertTraditional(text: string, regionalPhrases: boolean, lower
   // A Traditional-only character survives only in odd spots (inside an ideographic description
   // sequence, which OpenCC leaves whole). Then converting again could still change something, so
   // go on to a fixed point; it takes one more round at most in practice.
-  for (let round = 0; round < 3 && containsTraditional(out); round++) {
+  for (let round = 0; round < 3 && traditionalLeft; round++) {
     const again = convert(out)
     if (again === out) break
     out = again
