@@ -5,20 +5,26 @@ import { HASH_OUT, hashToken, hex8, hex32 } from './hash.js'
  *
  * SimHash distance grows with the share of weight that changed, so a copy with 15 % cut off or an
  * ad paragraph added drifts past k = 3. Shingle resemblance (Jaccard) degrades gently under
- * those edits. Each document keeps `MINHASH_SIZE` minima (one per seeded hash function); pairs of
- * minima form LSH band terms (indexed like blocks: any equal band makes a candidate), and the
- * 8-bit tails of the minima form the stored sketch used to estimate Jaccard during verification.
+ * those edits. Each document keeps `MINHASH_SIZE` minima; pairs of minima form LSH band terms
+ * (indexed like blocks: any equal band makes a candidate), and the 8-bit tails of the minima form
+ * the stored sketch used to estimate Jaccard during verification.
+ *
+ * The minima come from one-permutation hashing: each shingle is hashed once, the top 4 bits pick
+ * its bin and the rest is its value, and each bin keeps its least value (Li, Owen & Zhang 2012).
+ * That is one hash a shingle where 16 seeded hash functions cost 16, and two sets' bins agree
+ * with probability their Jaccard resemblance, as the minima of independent functions do. A bin no
+ * shingle fell in borrows the value of the next filled bin to its right (cyclically), mixed with
+ * the distance it borrowed over, so two documents agree there only when they agree on the lender
+ * ("rotation" densification, Shrivastava & Li 2014).
  */
 export const MINHASH_SIZE = 16
 /** Minima per LSH band: two equal minima ⇒ P(band match) = J². */
 export const BAND_ROWS = 2
 export const BAND_COUNT = MINHASH_SIZE / BAND_ROWS
 
-// Fixed odd seeds (digits of π): part of the fingerprint version.
-const SEEDS = new Uint32Array([
-  0x243f6a89, 0x85a308d3, 0x13198a2f, 0x03707345, 0xa4093823, 0x299f31d1, 0x082efa99, 0xec4e6c89,
-  0x452821e7, 0x38d01377, 0xbe5466cf, 0x34e90c6d, 0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917,
-])
+const BIN_SHIFT = 32 - Math.log2(MINHASH_SIZE)
+const VALUE_MASK = (1 << BIN_SHIFT) - 1
+const EMPTY = 0xffffffff
 
 function mix32(h: number): number {
   h ^= h >>> 16
@@ -57,15 +63,15 @@ export function minhashSketch(tokens: readonly string[]): MinHashSketch | null {
 /** `minhashSketch` of tokens given by the low halves of their hashes (`th[0..n)`). */
 export function minhashOfHashes(th: Int32Array, n: number): MinHashSketch | null {
   if (n < 3) return null
-  MINS.fill(0xffffffff)
+  MINS.fill(EMPTY)
   for (let i = 0; i + 2 < n; i++) {
     // Order-sensitive combination of three token hashes.
-    const shingle = mix32((Math.imul(th[i]!, 0x9e3779b1) ^ Math.imul(th[i + 1]!, 0x85ebca77) ^ th[i + 2]!) >>> 0)
-    for (let j = 0; j < MINHASH_SIZE; j++) {
-      const v = mix32((shingle ^ SEEDS[j]!) >>> 0)
-      if (v < MINS[j]!) MINS[j] = v
-    }
+    const h = mix32((Math.imul(th[i]!, 0x9e3779b1) ^ Math.imul(th[i + 1]!, 0x85ebca77) ^ th[i + 2]!) >>> 0)
+    const bin = h >>> BIN_SHIFT
+    const v = h & VALUE_MASK
+    if (v < MINS[bin]!) MINS[bin] = v
   }
+  densify()
   let sketch = 'm:'
   for (let j = 0; j < MINHASH_SIZE; j++) sketch += hex8(MINS[j]! & 0xff)
   const bands: string[] = []
@@ -75,6 +81,22 @@ export function minhashOfHashes(th: Int32Array, n: number): MinHashSketch | null
     bands.push(`m${b}_${hex32(h)}`)
   }
   return { sketch, bands }
+}
+
+/**
+ * Fills each empty bin from the next bin to its right that a shingle fell in (there is one).
+ * Borrowed values carry the high bit until all bins are filled, so none is lent on.
+ */
+function densify(): void {
+  for (let j = 0; j < MINHASH_SIZE; j++) {
+    if (MINS[j] !== EMPTY) continue
+    let t = 1
+    while (MINS[(j + t) % MINHASH_SIZE]! > VALUE_MASK) t++
+    // Mixed with the distance: a borrowed value equals another document's only when both borrow
+    // the same value over the same distance.
+    MINS[j] = (mix32((MINS[(j + t) % MINHASH_SIZE]! ^ Math.imul(t, 0x9e3779b1)) >>> 0) & VALUE_MASK) | 0x80000000
+  }
+  for (let j = 0; j < MINHASH_SIZE; j++) MINS[j] = MINS[j]! & VALUE_MASK
 }
 
 /**
