@@ -1,6 +1,5 @@
 import type { Segmenter } from '../segment/segmenter.js'
 import type { TermTable } from './_term-table.js'
-import { placeSlot } from './_slots.js'
 
 /**
  * Memoised segmentation for segmenters that declare `runLocal` (jieba-rs): they cut each maximal
@@ -23,8 +22,12 @@ import { placeSlot } from './_slots.js'
  * segmenter's dictionary changes (`epoch`); past its size limit the older half goes (see `oldData`).
  */
 export class RunMemo {
-  /** Open addressing over run hashes: offset + 1 of the run's entry in `data` (0 = empty). */
-  private slots = new Int32Array(1 << 16)
+  /**
+   * Open addressing over run hashes, two ints a slot: the run's hash, then offset + 1 of its entry
+   * in `data` (0 = empty). The hash beside the offset settles most probes that are not the run
+   * without reading `data`, which is large and mostly out of cache.
+   */
+  private slots = new Int32Array(1 << 17)
   private slotsUsed = 0
   /**
    * Entries end to end, each contiguous so a hit reads one or two cache lines: hash, key length
@@ -187,7 +190,7 @@ export class RunMemo {
   private rotate(): void {
     this.oldSlots = this.slots
     this.oldData = this.data
-    this.slots = new Int32Array(1 << 16)
+    this.slots = new Int32Array(1 << 17)
     this.slotsUsed = 0
     this.data = new Int32Array(1 << 18)
     this.dataLength = 0
@@ -209,7 +212,7 @@ export class RunMemo {
     for (let j = 0; j < count; j++) data[k++] = ids[from + j]!
     this.dataLength = k
     // Load factor at most 1/2 keeps probe runs short.
-    if (++this.slotsUsed * 2 > this.slots.length) this.rehash()
+    if (++this.slotsUsed * 4 > this.slots.length) this.rehash()
     else placeSlot(this.slots, h, at)
     return at
   }
@@ -245,11 +248,11 @@ function idsAt(data: Int32Array, at: number): number {
 /** Offset of the entry for `text[start, end)` in one generation, or -1. */
 function findEntry(slots: Int32Array, data: Int32Array, text: string, start: number, end: number, h: number): number {
   const n = end - start
-  const mask = slots.length - 1
+  const mask = (slots.length >> 1) - 1
   for (let s = h & mask; ; s = (s + 1) & mask) {
-    const at = slots[s]! - 1
+    const at = slots[2 * s + 1]! - 1
     if (at < 0) return -1
-    if (data[at] !== h || data[at + 1] !== n) continue
+    if (slots[2 * s] !== h || data[at + 1] !== n) continue
     let k = at + 3
     let i = start
     for (; i + 1 < end; i += 2) {
@@ -260,6 +263,15 @@ function findEntry(slots: Int32Array, data: Int32Array, text: string, start: num
     if (i < end && data[k] !== text.charCodeAt(i)) continue
     return at
   }
+}
+
+/** Puts the entry at `at` with hash `h` into the first free slot pair from `h` on. */
+function placeSlot(slots: Int32Array, h: number, at: number): void {
+  const mask = (slots.length >> 1) - 1
+  let s = h & mask
+  while (slots[2 * s + 1] !== 0) s = (s + 1) & mask
+  slots[2 * s] = h
+  slots[2 * s + 1] = at + 1
 }
 
 function grow(a: Int32Array, cap: number): Int32Array<ArrayBuffer> {

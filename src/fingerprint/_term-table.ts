@@ -1,6 +1,5 @@
 import { HASH_OUT, hashToken } from './hash.js'
 import { isContentToken, termFactor, type IdfTable } from './tfidf.js'
-import { placeSlot } from './_slots.js'
 
 /**
  * Per-analyzer cache of everything a token's string determines: whether it is a feature (not
@@ -262,4 +261,12 @@ function unitsHash(token: string): number {
   let h = token.length
   for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x9e3779b1)
   return h ^ (h >>> 15)
+}
+
+/** Puts `value + 1` into the first free slot from `hash` on (linear probing; 0 marks a free slot). */
+function placeSlot(slots: Int32Array, hash: number, value: number): void {
+  const mask = slots.length - 1
+  let s = hash & mask
+  while (slots[s] !== 0) s = (s + 1) & mask
+  slots[s] = value + 1
 }
