@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import { DedupError } from '../errors.js'
+import { DedupError, describeValue } from '../errors.js'
 import type { JsonlLine } from '../io/jsonl.js'
 import type { BlockScheme } from '../fingerprint/blocks.js'
 import type { PreparedItem } from './prepare.js'
@@ -7,6 +7,7 @@ import type { WeightingOptions } from '../fingerprint/tfidf.js'
 import type { ShortTextOptions } from '../fingerprint/short-text.js'
 import type { UserWord } from '../segment/segmenter.js'
 import type { AnalyzerOptions } from '../fingerprint/analyzer.js'
+import { createJiebaWasmSegmenter } from '../segment/jieba.js'
 
 /** Analyzer settings that can cross a thread boundary (no functions). */
 export interface PortableAnalyzerOptions {
@@ -14,12 +15,28 @@ export interface PortableAnalyzerOptions {
   stopWords?: string[]
   weighting?: WeightingOptions
   shortText?: ShortTextOptions
+  /**
+   * `'jieba-wasm'` makes each worker segment with jieba-wasm even when @node-rs/jieba is
+   * installed (the tokens are the same; the bench's `--segmenter wasm` uses it). @default 'default'
+   */
+  segmenter?: 'default' | 'jieba-wasm'
 }
 
 /** AnalyzerOptions from portable ones (stop words back into a Set). @example createAnalyzer(fromPortable({ stopWords: ['的'] })) */
 export function fromPortable(p: PortableAnalyzerOptions): AnalyzerOptions {
-  const { stopWords, ...rest } = p
-  return { ...rest, ...(stopWords === undefined ? {} : { stopWords: new Set(stopWords) }) }
+  const { stopWords, segmenter, ...rest } = p
+  checkSegmenterChoice(segmenter)
+  return {
+    ...rest,
+    ...(stopWords === undefined ? {} : { stopWords: new Set(stopWords) }),
+    ...(segmenter === 'jieba-wasm' ? { segmenter: createJiebaWasmSegmenter() } : {}),
+  }
+}
+
+function checkSegmenterChoice(segmenter: unknown): void {
+  if (segmenter !== undefined && segmenter !== 'default' && segmenter !== 'jieba-wasm') {
+    throw new DedupError('INVALID_OPTION', `Expected \`analyzer.segmenter\` to be 'default' or 'jieba-wasm', got ${describeValue(segmenter)}.`)
+  }
 }
 
 /** Options of a prepare pool. */
@@ -60,6 +77,7 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
   // Under a TypeScript loader (tests, `tsx`) the worker is a .ts file and needs the loader too.
   const ts = import.meta.url.endsWith('.ts')
   const url = new URL(ts ? './_prepare-worker.ts' : './_prepare-worker.js', import.meta.url)
+  checkSegmenterChoice(options.analyzer?.segmenter)
   const workerData = { analyzer: options.analyzer ?? {}, blockScheme: options.blockScheme, maxContentLength: options.maxContentLength }
   const workers: Worker[] = []
   /** Chunks sent, by message seq, with the worker each went to. */

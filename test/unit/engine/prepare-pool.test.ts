@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { createPreparePool, createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine } from '../../../src/index.js'
+import { createPreparePool, createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine, type PortableAnalyzerOptions } from '../../../src/index.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
 describe('prepare pool (worker threads)', () => {
@@ -22,6 +22,18 @@ describe('prepare pool (worker threads)', () => {
     } finally {
       await pool.close()
     }
+  })
+  test('workers can be told to segment with jieba-wasm: same items', async () => {
+    const dedup = createDeduplicator({ store: await openMemoryStore() })
+    const lines: JsonlLine[] = [ARTICLE_A, ARTICLE_B].map((content, i) => ({ line: i + 1, text: JSON.stringify({ id: `d${i}`, content }) }))
+    const pool = await createPreparePool({ workers: 1, analyzer: { segmenter: 'jieba-wasm' }, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
+    try {
+      expect(await pool.prepareLines(lines)).toEqual(lines.map((l) => dedup.prepare(parseJsonLine(l))))
+    } finally {
+      await pool.close()
+    }
+    const bad = { segmenter: 'nodejieba' } as unknown as PortableAnalyzerOptions
+    await expect(createPreparePool({ workers: 1, analyzer: bad, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 100 })).rejects.toThrow(/`analyzer.segmenter` to be 'default' or 'jieba-wasm', got .*nodejieba/)
   })
   test('workers whose settings differ from the main thread are refused', async () => {
     await expect(createPreparePool({ workers: 1, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 100, expectVersion: 'other' })).rejects.toMatchObject({ code: 'INVALID_OPTION' })
