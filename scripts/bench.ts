@@ -269,4 +269,4 @@ if (values.es !== undefined) {
   )
 }
 
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, memoHits, es }, null, 2))
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, es }, null, 2))
