@@ -111,9 +111,14 @@ export function astralClass(cp: number): number {
 
 /** True when `text` holds a Traditional-only character (see `_traditional.ts`). */
 export function containsTraditional(text: string): boolean {
-  if (scratch.length < text.length) scratch = new Uint16Array(Math.max(text.length, scratch.length * 2))
-  for (let i = 0; i < text.length; i++) scratch[i] = text.charCodeAt(i)
-  return unitsContainTraditional(scratch, 0, text.length)
+  // Reused up to 1 M units; a longer text gets a buffer of its own, let go after the call.
+  let units = scratch
+  if (units.length < text.length) {
+    units = new Uint16Array(Math.max(text.length, units.length * 2))
+    if (units.length <= 1 << 20) scratch = units
+  }
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i)
+  return unitsContainTraditional(units, 0, text.length)
 }
 
 let scratch = new Uint16Array(1024)

@@ -13,11 +13,19 @@
 
 const MAX_KEY_UNITS = 31
 const decoder = new TextDecoder('utf-16le')
+/** Buffers kept between calls stay at most this long (units); a longer one is let go after use. */
+const KEEP_UNITS = 1 << 20
 
 /** A growable run of UTF-16 units: the input and output of conversion stages. */
 export class UnitBuffer {
   units = new Uint16Array(1024)
   length = 0
+
+  /** Empties the buffer, and lets go of its memory if one long text made it large. */
+  release(): void {
+    this.length = 0
+    if (this.units.length > KEEP_UNITS) this.units = new Uint16Array(1024)
+  }
 
   /** Makes room for `extra` more units. */
   reserve(extra: number): void {

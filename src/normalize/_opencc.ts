@@ -10,6 +10,9 @@ type Convert = (text: string) => string
 
 const converters = new Map<string, Convert>()
 
+/** Scratch kept between calls stays at most this long (one long text should not pin its size). */
+const KEEP_UNITS = 1 << 20
+
 /** Whether the last conversion's output still held a Traditional-only character. */
 let traditionalLeft = false
 
@@ -41,7 +44,12 @@ export function createConverter(regionalDicts: readonly string[], lowercase = fa
       standard.convertInto(piece.units, 0, piece.length, output)
     }
     traditionalLeft = unitsContainTraditional(output.units, 0, output.length)
-    return output.toString()
+    const result = output.toString()
+    input.release()
+    piece.release()
+    output.release()
+    if (ends.length > KEEP_UNITS) ends = new Int32Array(1024)
+    return result
   }
 }
 

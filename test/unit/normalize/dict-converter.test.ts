@@ -83,4 +83,12 @@ describe('conversion chain', () => {
       expect(ours(s)).toBe(theirs(s))
     })
   }
+
+  it('a text longer than the kept scratch buffers, then short ones, convert right', () => {
+    const ours = createConverter([TWPhrasesRev, TWVariantsRevPhrases, TWVariantsRev])
+    const theirs: Convert = OpenCC.Converter({ from: 'twp', to: 'cn' })
+    const long = '軟體與滑鼠，乾隆年間著名的資訊。'.repeat(70_000) // > 2^20 units
+    expect(ours(long)).toBe(theirs(long))
+    for (const s of ['軟體', '乾隆', long.slice(0, 999)]) expect(ours(s)).toBe(theirs(s))
+  })
 })
