@@ -223,6 +223,9 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       // Adds the dedup mapping to the source (in place) or checks it on dest; writes merge `dedup` only.
       ensureIndex: 'add-fields',
       sharedIndex: true,
+      // The documents written to exist (the source's, or copies made first): one deleted while
+      // the job runs must not come back as a document of dedup fields only.
+      upsert: false,
       refresh: false,
       ...tuning,
     })

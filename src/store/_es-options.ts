@@ -26,6 +26,13 @@ export interface ElasticsearchStoreBaseOptions {
    */
   sharedIndex?: boolean
   /**
+   * With `sharedIndex`: a record whose document does not exist creates it (holding only `dedup`).
+   * `false` makes that record fail (status 404, `document_missing_exception`) instead, for writes
+   * into documents that must already exist: an in-place reindex passes it, so a document deleted
+   * while the job runs stays deleted. @default true
+   */
+  upsert?: boolean
+  /**
    * The `refresh` parameter of writes. `false` is fastest; records become searchable at the next
    * index refresh and the store bridges the gap with its pending list. @default false
    */
@@ -93,6 +100,7 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly index: string
   readonly ensureIndex: EnsureIndex
   readonly sharedIndex: boolean
+  readonly upsert: boolean
   readonly refresh: boolean | 'wait_for'
   readonly concurrency: number
   readonly bulkSize: number
@@ -147,6 +155,10 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
   if (typeof sharedIndex !== 'boolean') {
     throw new DedupError('INVALID_OPTION', `Expected \`sharedIndex\` to be a boolean, got ${describeValue(sharedIndex)}.`)
   }
+  const upsert = o.upsert ?? true
+  if (typeof upsert !== 'boolean') {
+    throw new DedupError('INVALID_OPTION', `Expected \`upsert\` to be a boolean, got ${describeValue(upsert)}.`)
+  }
   const pendingTtlMs = o.pendingTtlMs
   if (pendingTtlMs !== undefined && !(Number.isFinite(pendingTtlMs) && pendingTtlMs >= 0)) {
     throw new DedupError('INVALID_OPTION', `Expected \`pendingTtlMs\` to be a number of milliseconds ≥ 0, got ${describeValue(pendingTtlMs)}.`)
@@ -155,6 +167,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     index: o.index,
     ensureIndex: o.ensureIndex,
     sharedIndex,
+    upsert,
     refresh: o.refresh,
     concurrency: int('concurrency', o.concurrency, 1, 64),
     bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),

@@ -318,8 +318,9 @@ class EsStore implements ElasticsearchStore {
           datasource: docs,
           onDocument: (doc) =>
             shared
-              ? // Merge into the content document (creating it if absent) instead of replacing it.
-                [{ update: { _index: this.index, _id: doc.dedup.id } }, { doc_as_upsert: true }]
+              ? // Merge into the content document instead of replacing it (creating it if absent,
+                // unless `upsert` is off).
+                [{ update: { _index: this.index, _id: doc.dedup.id } }, { doc_as_upsert: this.options.upsert }]
               : { index: { _index: this.index, _id: doc.dedup.id } },
           onSuccess: ({ result }) => okIds.push(actionId(result)),
           onDrop: (d) => dropped.set(actionId(d.operation), { status: d.status, error: d.error }),

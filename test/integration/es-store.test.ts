@@ -236,6 +236,23 @@ describe('elasticsearch store: mapping', () => {
       await store.close()
     }
   })
+
+  test("`upsert: false` writes into existing documents only: a missing one fails with 404 and is not created", async () => {
+    const index = nextIndex()
+    await admin('PUT', `/${index}`, { mappings: { properties: { title: { type: 'text' } } } })
+    await admin('PUT', `/${index}/_doc/doc-1?refresh=true`, { title: '北京大学' })
+    await expect(makeStore({ ensureIndex: 'add-fields', upsert: 'no' as unknown as boolean }, index)).rejects.toThrow(/`upsert` to be a boolean/)
+    const store = await makeStore({ ensureIndex: 'add-fields', upsert: false }, index)
+    try {
+      const res = await store.put([makeRecord('doc-1', BASE), makeRecord('doc-2', flip(BASE, 1))])
+      expect(res.written).toBe(1)
+      expect(res.failed.map((f) => [f.id, f.error.message])).toEqual([['doc-2', expect.stringMatching(/status 404\).*document_missing/)]])
+      expect(((await admin('GET', `/${index}/_doc/doc-2`)).json as { found: boolean }).found).toBe(false)
+      expect(((await admin('GET', `/${index}/_doc/doc-1`)).json as { _source: { title: string; dedup: { id: string } } })._source).toMatchObject({ title: '北京大学', dedup: { id: 'doc-1' } })
+    } finally {
+      await store.close()
+    }
+  })
 })
 
 // ---- lookups against a brute-force scan ----

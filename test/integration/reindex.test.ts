@@ -444,6 +444,22 @@ describe('reindex --in-place', () => {
     expect(again.status).toBe('already-done')
     expect([...(await readAll(source))].map(([id, d]) => [id, d.seqNo])).toEqual([...after].map(([id, d]) => [id, d.seqNo]))
   })
+
+  test('a document deleted while the job runs stays deleted: its write is rejected, not an upsert', async () => {
+    const source = await makeSource()
+    const checkpointFile = join(dir, 'deleted.json')
+    const first = await reindex(base({ source, inPlace: true, sort: 'published', checkpointFile, maxBatches: 1 }))
+    expect(first.status).toBe('stopped')
+    // The newest document is in a later batch; the job's point in time still shows it.
+    const gone = [...CORPUS].filter(([id]) => !PLANTED.rejected.includes(id)).sort((a, b) => a[1].published - b[1].published).at(-1)![0]
+    await client.delete({ index: source, id: gone, refresh: true })
+    const second = await reindex(base({ source, inPlace: true, sort: 'published', checkpointFile }))
+    expect(second).toMatchObject({ status: 'done', resumed: 'exact' })
+    expect(second.counts).toMatchObject({ docs: CORPUS.size, rejected: PLANTED.rejected.length + 1 })
+    expect((await client.exists({ index: source, id: gone }))).toBe(false)
+    const rejects = readFileSync(second.rejectsFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; reason: string })
+    expect(rejects.find((r) => r.id === gone)?.reason).toMatch(/status 404.*document_missing/)
+  })
 })
 
 describe('resume', () => {
