@@ -133,11 +133,16 @@ async function engineRun(store: FingerprintStore, pool: PreparePool | null) {
   })
 }
 const workers = Number(values.workers)
-// Workers segment with what the main thread uses.
-const poolAnalyzer = { segmenter: nodeRs === undefined ? ('jieba-wasm' as const) : ('default' as const) }
+/** Pool settings; workers segment with what the main thread uses. */
+const poolOptions = {
+  analyzer: { segmenter: nodeRs === undefined ? ('jieba-wasm' as const) : ('default' as const) },
+  blockScheme: { blocks: 4, minMatch: 1 },
+  maxContentLength: 10_000_000,
+  expectVersion: analyzer.version,
+}
 // One pool for every pass (warm workers, as in a long CLI run); clearCaches() gives each pass
 // cold analyzers, untimed.
-const pool = await createPreparePool({ workers, analyzer: poolAnalyzer, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 10_000_000, expectVersion: analyzer.version })
+const pool = await createPreparePool({ ...poolOptions, workers })
 /** One engine pass with a fresh store and cold analyzers, setup untimed. */
 const enginePass = (withPool: boolean): Workload => async () => {
   const store = await openMemoryStore()
@@ -180,7 +185,7 @@ const n = Math.max(3, runs)
 // The machine's own ceiling for any pool: two 1-worker pools that share nothing, each preparing
 // the whole corpus at once, against one of them alone. What the two cores lose to each other
 // (shared cache, memory bandwidth, the VM) shows here, with no coordination cost in it.
-const soloPools = await Promise.all([0, 1].map(() => createPreparePool({ workers: 1, analyzer: poolAnalyzer, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 10_000_000, expectVersion: analyzer.version })))
+const soloPools = await Promise.all([0, 1].map(() => createPreparePool({ ...poolOptions, workers: 1 })))
 const allLines = (p: PreparePool) => Promise.all(batches.map((b) => p.prepareLines(b)))
 const main = await rounds({
   copy1: async () => {

@@ -211,7 +211,7 @@ export class RunMemo {
     if (i < end) data[k++] = text.charCodeAt(i)
     for (let j = 0; j < count; j++) data[k++] = ids[from + j]!
     this.dataLength = k
-    // Load factor at most 1/2 keeps probe runs short.
+    // Load factor at most 1/2 (two ints a slot) keeps probe runs short.
     if (++this.slotsUsed * 4 > this.slots.length) this.rehash()
     else placeSlot(this.slots, h, at)
     return at

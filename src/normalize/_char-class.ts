@@ -6,6 +6,7 @@
  * stage a kept character needs, so those stages run only on text that needs them.
  */
 import { isTraditionalOnly } from './_traditional.js'
+import { UnitBuffer } from './_dict-converter.js'
 
 /** Ordinary character: copied. */
 export const KEEP = 0
@@ -111,17 +112,13 @@ export function astralClass(cp: number): number {
 
 /** True when `text` holds a Traditional-only character (see `_traditional.ts`). */
 export function containsTraditional(text: string): boolean {
-  // Reused up to 1 M units; a longer text gets a buffer of its own, let go after the call.
-  let units = scratch
-  if (units.length < text.length) {
-    units = new Uint16Array(Math.max(text.length, units.length * 2))
-    if (units.length <= 1 << 20) scratch = units
-  }
-  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i)
-  return unitsContainTraditional(units, 0, text.length)
+  scratch.setText(text)
+  const found = unitsContainTraditional(scratch.units, 0, scratch.length)
+  scratch.release()
+  return found
 }
 
-let scratch = new Uint16Array(1024)
+const scratch = new UnitBuffer()
 
 /** True when `units[from, to)` hold a Traditional-only character. */
 export function unitsContainTraditional(units: Uint16Array, from: number, to: number): boolean {

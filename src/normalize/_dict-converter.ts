@@ -13,8 +13,11 @@
 
 const MAX_KEY_UNITS = 31
 const decoder = new TextDecoder('utf-16le')
-/** Buffers kept between calls stay at most this long (units); a longer one is let go after use. */
-const KEEP_UNITS = 1 << 20
+/**
+ * Scratch buffers of the normaliser kept between calls stay at most this long (UTF-16 units); a
+ * longer one, grown for one long text, is let go after use so it does not pin that size.
+ */
+export const KEEP_UNITS = 1 << 20
 
 /** A growable run of UTF-16 units: the input and output of conversion stages. */
 export class UnitBuffer {

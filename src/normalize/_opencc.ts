@@ -2,16 +2,13 @@
  * The Traditional → Simplified conversion behind toSimplified and normalizeText: opencc-js's
  * dictionaries in OpenCC's tw2sp arrangement, run by DictConverter, built lazily per setting.
  */
-import { DictConverter, UnitBuffer } from './_dict-converter.js'
+import { DictConverter, KEEP_UNITS, UnitBuffer } from './_dict-converter.js'
 import { unitsContainTraditional } from './_char-class.js'
 import { REGIONAL_PHRASE_DICTS, REGIONAL_VARIANT_DICTS, SEGMENTATION_DICT, STANDARD_DICTS } from './_traditional.js'
 
 type Convert = (text: string) => string
 
 const converters = new Map<string, Convert>()
-
-/** Scratch kept between calls stays at most this long (one long text should not pin its size). */
-const KEEP_UNITS = 1 << 20
 
 /** Whether the last conversion's output still held a Traditional-only character. */
 let traditionalLeft = false

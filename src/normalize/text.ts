@@ -6,6 +6,7 @@
 import * as classes from './_char-class.js'
 import { resolveNormalizeOptions, type NormalizeOptions, type ResolvedNormalizeOptions } from './options.js'
 import { convertTraditional } from './_opencc.js'
+import { KEEP_UNITS } from './_dict-converter.js'
 
 // Local copies of the class constants: under vite-node (tests, benches) each use of an imported
 // binding is a getter call, which made the hot loop several times slower than the built code.
@@ -16,7 +17,6 @@ const {
 
 // Output never outgrows the input (mappings are 1:1, everything else removes), so one buffer of
 // the input's length suffices; it is reused for texts up to 1 M units to spare the allocation.
-const REUSE_LIMIT = 1 << 20
 let shared = new Uint16Array(4096)
 const decoder = new TextDecoder('utf-16le')
 
@@ -90,7 +90,7 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
   let buf = shared
   if (buf.length < n) {
     buf = new Uint16Array(Math.max(n, buf.length * 2))
-    if (n <= REUSE_LIMIT) shared = buf
+    if (n <= KEEP_UNITS) shared = buf
   }
   const { lowercase, removeEmoji, keepLineBreaks } = o
   let j = 0
