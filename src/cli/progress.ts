@@ -7,6 +7,11 @@ export interface ProgressOptions {
   /** Seconds between log lines when not a TTY. @default 5 */
   intervalSeconds?: number
   label?: string
+  /**
+   * Milliseconds the work had already run when the display was made (created at the first
+   * report, once the total is known): the rate and ETA count from the real start. @default 0
+   */
+  elapsedMs?: number
 }
 
 /**
@@ -14,7 +19,7 @@ export interface ProgressOptions {
  * @example const p = createProgress({ write: s => process.stderr.write(s), isTTY: true, total: size })
  */
 export function createProgress(options: ProgressOptions) {
-  const started = performance.now()
+  const started = performance.now() - (options.elapsedMs ?? 0)
   const interval = (options.intervalSeconds ?? 5) * 1000
   let lastDraw = 0
   let done = 0

@@ -140,7 +140,8 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     log: (message) => say(`${message}\n`),
     onProgress: (p) => {
       // Rate and ETA cover this process's share: a resumed run starts with the earlier counts.
-      progress ??= createProgress({ write: say, isTTY: io.stderr.isTTY === true, total: Math.max(0, p.total - p.docsAtStart), label: 'reindexed' })
+      // Made at the first report (the total comes with it), so it starts its clock where the job did.
+      progress ??= createProgress({ write: say, isTTY: io.stderr.isTTY === true, total: Math.max(0, p.total - p.docsAtStart), label: 'reindexed', elapsedMs: p.elapsedMs })
       progress.update(p.counts.docs - p.docsAtStart, p.counts.docs - p.docsAtStart)
     },
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, copyFileSync, existsSync } fr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
+import { createProgress } from '../../../src/cli/progress.js'
 import { fakeIO } from '../../helpers/cli.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
@@ -73,6 +74,14 @@ describe('simdup index', () => {
     const bad = fakeIO(dir)
     expect(await run(['index', 'news.jsonl', '--store', 's7', '--k', '3', '--blocks', '4', '--min-match', '2'], bad.io)).toBe(2)
     expect(bad.stderr()).toMatch(/`maxDistance` to be an integer from 0 to 2, got `3`/)
+  })
+
+  test('a progress display made after the work started counts rate and ETA from the real start', () => {
+    let out = ''
+    const p = createProgress({ write: (t) => (out += t), isTTY: true, total: 100, label: 'reindexed', elapsedMs: 10_000 })
+    p.update(50, 50)
+    // 50 docs in 10 s, half done: 5 docs/s and 10 s to go (not the rate of the moment since creation).
+    expect(out).toMatch(/\] 50\.0% reindexed 50 docs, 5 docs\/s, ETA 10s$/)
   })
 
   test('non-TTY progress prints a summary line with docs/s', async () => {
