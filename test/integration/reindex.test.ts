@@ -587,7 +587,8 @@ describe('simdup reindex (CLI)', () => {
     const text = f.stderr()
     // The bar is redrawn in place: carriage return, erase line (ESC [2K), then the bar.
     expect(text).toContain('\r\u001b[2K[')
-    expect(text).toMatch(/\[#*-*\] \d+\.\d% reindexed \d+ docs, \d+ docs\/s, ETA \d+s/)
+    // Counts are en-US grouped ("1,234 docs/s" on a fast run) and the ETA is formatSeconds' form.
+    expect(text).toMatch(/\[#*-*\] \d+\.\d% reindexed \d{1,3}(,\d{3})* docs, \d{1,3}(,\d{3})* docs\/s, ETA (\d+s|\d+m\d{2}s|\d+h\d{2}m)/)
     expect(text).toMatch(new RegExp(`docs ${CORPUS.size} +unique \\d+ +duplicates \\d+ \\(url 11, exact \\d+, simhash \\d+\\) +clusters \\d+ +rejected 3`))
     expect(text).toMatch(/largest clusters: z-early-A \(3\), z-early-B \(3\)/)
     expect(text).toMatch(new RegExp(`rejects: ${join(dir, 'cli.rejects.jsonl').replace(/[.\\/]/g, '\\$&')}`))
