@@ -11,6 +11,9 @@ const analyzer = createAnalyzer(fromPortable(data.analyzer))
 let options = { analyzer, blockScheme: data.blockScheme, maxContentLength: data.maxContentLength }
 const port = parentPort!
 port.postMessage({ version: analyzer.version })
+// Load the segmenter's dictionary and the conversion tables now, while the caller is still
+// opening its store and reading input, rather than in the first chunk (output is unaffected).
+analyzer.analyze('<p>简体与繁體中文的 simdup 預熱文本，全角ＡＢＣ。</p>')
 port.on('message', (m: { seq: number; lines?: JsonlLine[]; clear?: true }) => {
   try {
     // A fresh analyzer: empty term table and run memo (PreparePool.clearCaches).

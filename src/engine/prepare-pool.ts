@@ -52,6 +52,8 @@ export interface PreparePoolOptions {
 
 /** Parses and prepares JSONL lines on worker threads, results in input order. */
 export interface PreparePool {
+  /** The analyzer version every worker reports (a Deduplicator's `version` must equal it). */
+  readonly version: string
   prepareLines(lines: readonly JsonlLine[]): Promise<PreparedItem[]>
   /**
    * Gives every worker a fresh analyzer (empty term table and run memo), freeing their memory;
@@ -122,7 +124,15 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
     })
     workers.push(w)
   }
-  const got = await Promise.all(versions)
+  let got: string[]
+  try {
+    got = await Promise.all(versions)
+  } catch (err) {
+    // One worker failed to start: the others must not keep the process alive.
+    await Promise.all(workers.map((w) => w.terminate()))
+    throw err
+  }
+  let closing: Promise<void> | undefined
   if (options.expectVersion !== undefined && got.some((v) => v !== options.expectVersion)) {
     await Promise.all(workers.map((w) => w.terminate()))
     throw new DedupError('INVALID_OPTION', `Worker analyzers report version ${got[0]}, expected ${options.expectVersion}: their settings differ from the main thread's.`)
@@ -149,6 +159,7 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
       pump()
     })
   return {
+    version: got[0]!,
     async prepareLines(lines) {
       if (lines.length === 0) return []
       const size = Math.max(8, Math.min(64, Math.ceil(lines.length / (workers.length * 4))))
@@ -171,7 +182,9 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
       )
     },
     async close() {
-      await Promise.all(workers.map((w) => w.terminate()))
+      // Idempotent: a second call waits for the same termination.
+      closing ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)
+      await closing
     },
   }
 }

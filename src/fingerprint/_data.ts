@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
-import { parseIdf, type IdfTable } from './tfidf.js'
+import { parseIdfEntries, type IdfTable } from './tfidf.js'
 import { parseStopWords } from '../segment/stopwords.js'
 import { hash64Hex } from './hash.js'
+import { checksumBytes, packIdf, unpackIdf } from './_idf-pack.js'
 
 // The shipped data files. Both src/fingerprint and dist/fingerprint sit two levels below the root.
 const DATA = new URL('../../data/', import.meta.url)
@@ -10,14 +11,51 @@ const DATA = new URL('../../data/', import.meta.url)
 let idf: (IdfTable & { id: string }) | undefined
 let stop: { words: Set<string>; id: string } | undefined
 
-/** jieba's IDF table (data/idf.txt.gz), loaded once (~0.3 s, ~35 MB). */
+/** Where the default IDF table's text and its binary form live (tests point elsewhere). */
+export interface IdfFiles {
+  text: URL
+  pack: URL
+}
+
+export const DEFAULT_IDF_FILES: IdfFiles = { text: new URL('idf.txt.gz', DATA), pack: new URL('idf.bin', DATA) }
+
+/**
+ * jieba's IDF table (data/idf.txt.gz), loaded once per thread: from its binary form
+ * (data/idf.bin, written by `npm run build`, a few ms) when that was made from the same bytes,
+ * else by parsing the text (~0.5 s, ~35 MB). Both give the same table, id included.
+ */
 export function defaultIdf(): IdfTable & { id: string } {
-  if (idf === undefined) {
-    const text = gunzipSync(readFileSync(new URL('idf.txt.gz', DATA))).toString('utf8')
-    idf = Object.assign(parseIdf(text), { id: `jieba-${hash64Hex(text).slice(0, 8)}` })
-  }
+  idf ??= loadIdf(DEFAULT_IDF_FILES)
   return idf
 }
+
+/** Loads an IDF table from gzipped text, through its pack when that matches the text's bytes. */
+export function loadIdf(files: IdfFiles): IdfTable & { id: string } {
+  const gz = readFileSync(files.text)
+  let pack: Uint8Array | null = null
+  try {
+    pack = readFileSync(files.pack)
+  } catch {
+    // no pack (not built): parse the text
+  }
+  return (pack === null ? null : unpackIdf(pack, { bytes: gz.length, checksum: checksumBytes(gz) })) ?? parseGzIdf(gz)
+}
+
+/** The pack of the IDF table in `files.text` (`npm run build` writes it to `files.pack`). */
+export function packIdfFile(files: IdfFiles): Uint8Array {
+  const gz = readFileSync(files.text)
+  const text = gunzipSync(gz).toString('utf8')
+  const { map, mean } = parseIdfEntries(text)
+  return packIdf(map, mean, idfId(text), { bytes: gz.length, checksum: checksumBytes(gz) })
+}
+
+function parseGzIdf(gz: Uint8Array): IdfTable & { id: string } {
+  const text = gunzipSync(gz).toString('utf8')
+  const { map, mean } = parseIdfEntries(text)
+  return { get: (t) => map.get(t), mean, size: map.size, id: idfId(text) }
+}
+
+const idfId = (text: string) => `jieba-${hash64Hex(text).slice(0, 8)}`
 
 /** The shipped stop-word list (data/stopwords.txt). */
 export function defaultStopWords(): { words: Set<string>; id: string } {

@@ -1,7 +1,7 @@
 import type { Fingerprint } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { normalizeContent } from '../normalize/index.js'
-import type { Segmenter, UserWord } from '../segment/segmenter.js'
+import { JIEBA_RS_NAME, type Segmenter, type UserWord } from '../segment/segmenter.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
 import { tryCreateNodeRsSegmenter } from '../segment/node-rs.js'
 import { DEFAULT_WEIGHTING_OPTIONS, type IdfTable, type WeightedTerm, type WeightingOptions } from './tfidf.js'
@@ -86,7 +86,9 @@ export function defaultSegmenter(): Segmenter {
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const normalize = options.normalize ?? ((c: string) => normalizeContent(c))
-  const segmenter = options.segmenter ?? defaultSegmenter()
+  // The default segmenter (a dictionary build, ~0.2–0.3 s) loads at the first analysis: a thread
+  // that only needs the version (the CLI's main thread while a worker pool analyses) never pays.
+  let segmenter = options.segmenter
   const idf = options.idf ?? defaultIdf()
   const stop = options.stopWords === undefined ? defaultStopWords() : { words: options.stopWords, id: `custom-${hash64Hex([...options.stopWords].sort().join('\n')).slice(0, 8)}` }
   const weighting = { ...DEFAULT_WEIGHTING_OPTIONS, ...options.weighting }
@@ -97,12 +99,12 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     }
   }
   const userWords = options.userWords ?? []
-  if (userWords.length > 0) segmenter.addWords(userWords)
+  if (userWords.length > 0) segmenter?.addWords(userWords)
   const userId = userWords.length === 0 ? 'none' : hash64Hex(userWords.map((w) => `${w.word} ${w.freq ?? ''}`).join('\n')).slice(0, 8)
   const version = [
     FINGERPRINT_ALGORITHM,
     `norm=${options.normalize === undefined ? 'default' : 'custom'}`,
-    `seg=${segmenter.name}`,
+    `seg=${segmenter?.name ?? JIEBA_RS_NAME}`,
     `idf=${idf.id ?? `custom-${idf.size}-${idf.mean.toFixed(4)}`}`,
     `stop=${stop.id}`,
     `user=${userId}`,
@@ -110,7 +112,15 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     `short=${shortText.minTerms},${shortText.maxTopShare}`,
   ].join(';')
   const table = new TermTable(idf, stop.words, weighting.singleCharFactor, weighting.numberFactor)
-  const memo = segmenter.runLocal === true && options.memoizeRuns !== false ? new RunMemo(table, segmenter) : undefined
+  let memo: RunMemo | undefined
+  const ready = (): Segmenter => {
+    if (segmenter === undefined) {
+      segmenter = defaultSegmenter()
+      if (userWords.length > 0) segmenter.addWords(userWords)
+    }
+    if (memo === undefined && segmenter.runLocal === true && options.memoizeRuns !== false) memo = new RunMemo(table, segmenter)
+    return segmenter
+  }
   let th = new Int32Array(1024) // token hashes in order, for MinHash (reused)
   // Exact repeats of a normalised text (mirrors, reposts, the same page crawled twice) get the
   // analysis made before: keyed by contentKey, confirmed by comparing the text. Bounded in entries
@@ -121,7 +131,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   return {
     version,
     shortText: Object.freeze(shortText),
-    segment: (normalized) => segmenter.cut(normalized),
+    segment: (normalized) => ready().cut(normalized),
     analyze(content: string): Analysis {
       const normalized = normalize(content)
       const key = contentKey(normalized)
@@ -129,7 +139,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       if (seen !== undefined && seen.normalized === normalized) return seen
       // The term table gives contentTokens → weightContentTokens → simhash / minhashSketch /
       // termSetSketch results without re-hashing or re-classifying tokens seen before.
-      if (memo === undefined) table.load(segmenter.cut(normalized))
+      const seg = ready()
+      if (memo === undefined) table.load(seg.cut(normalized))
       else memo.load(normalized)
       const d = table.distinctLength
       const short = isShortWeights(table.weights, d, shortText)

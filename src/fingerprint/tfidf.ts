@@ -29,6 +29,12 @@ export const DEFAULT_WEIGHTING_OPTIONS = Object.freeze({ singleCharFactor: 0.3, 
 
 /** Builds an IDF table from `word idf` lines (jieba's idf.txt format). @example parseIdf('北京 8.1\n大学 6.2').get('北京') // 8.1 */
 export function parseIdf(text: string): IdfTable {
+  const { map, mean } = parseIdfEntries(text)
+  return { get: (t) => map.get(t), mean, size: map.size }
+}
+
+/** The entries of `word idf` lines (a word given twice keeps its last value) and the table's mean. */
+export function parseIdfEntries(text: string): { map: Map<string, number>; mean: number } {
   const map = new Map<string, number>()
   let sum = 0
   let start = 0
@@ -46,8 +52,7 @@ export function parseIdf(text: string): IdfTable {
     }
     start = end + 1
   }
-  const mean = map.size === 0 ? 1 : sum / map.size
-  return { get: (t) => map.get(t), mean, size: map.size }
+  return { map, mean: map.size === 0 ? 1 : sum / map.size }
 }
 
 // Tokens with at least one letter or digit are content; the rest is punctuation or space.

@@ -1,5 +1,21 @@
-import { cut as wasmCut, add_word as wasmAddWord } from 'jieba-wasm'
-import { DEFAULT_USER_WORD_FREQ, type Segmenter, type UserWord } from './segmenter.js'
+import { createRequire } from 'node:module'
+import { DEFAULT_USER_WORD_FREQ, JIEBA_RS_NAME, type Segmenter, type UserWord } from './segmenter.js'
+
+interface JiebaWasm {
+  cut(text: string, hmm?: boolean | null): string[]
+  add_word(word: string, freq?: number | null, tag?: string | null): number
+}
+
+let wasm: JiebaWasm | undefined
+
+/**
+ * jieba-wasm's Node build, loaded on first use: compiling its module costs ~60 ms, which a thread
+ * that segments with @node-rs/jieba never needs to pay.
+ */
+function jiebaWasm(): JiebaWasm {
+  wasm ??= createRequire(import.meta.url)('jieba-wasm') as JiebaWasm
+  return wasm
+}
 
 /**
  * jieba-wasm (jieba-rs compiled to WebAssembly), HMM off: new-word discovery by HMM makes tokens
@@ -10,16 +26,17 @@ import { DEFAULT_USER_WORD_FREQ, type Segmenter, type UserWord } from './segment
  * @example createJiebaWasmSegmenter().cut('北京大学的学生') // ['北京大学', '的', '学生']
  */
 export function createJiebaWasmSegmenter(): Segmenter {
+  const jieba = jiebaWasm()
   return {
-    name: 'jieba-rs',
+    name: JIEBA_RS_NAME,
     runLocal: true,
     get epoch() {
       return wasmEpoch
     },
-    cut: (text) => wasmCut(text, false),
+    cut: (text) => jieba.cut(text, false),
     addWords(words: readonly UserWord[]) {
       if (words.length > 0) wasmEpoch++
-      for (const w of words) wasmAddWord(w.word, w.freq ?? DEFAULT_USER_WORD_FREQ, null)
+      for (const w of words) jieba.add_word(w.word, w.freq ?? DEFAULT_USER_WORD_FREQ, null)
     },
   }
 }

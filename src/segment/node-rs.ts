@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { DEFAULT_USER_WORD_FREQ, type Segmenter, type UserWord } from './segmenter.js'
+import { DEFAULT_USER_WORD_FREQ, JIEBA_RS_NAME, type Segmenter, type UserWord } from './segmenter.js'
 
 interface NodeRsJieba {
   cut(text: string, hmm?: boolean): string[]
@@ -24,7 +24,7 @@ export function tryCreateNodeRsSegmenter(): Segmenter | undefined {
   }
   let epoch = 0
   return {
-    name: 'jieba-rs',
+    name: JIEBA_RS_NAME,
     runLocal: true,
     get epoch() {
       return epoch

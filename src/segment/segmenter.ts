@@ -40,3 +40,6 @@ export function parseUserDict(text: string): UserWord[] {
 }
 
 export const DEFAULT_USER_WORD_FREQ = 100_000
+
+/** The name both built-in segmenters report: jieba-rs with HMM off, the same tokens either way. */
+export const JIEBA_RS_NAME = 'jieba-rs'

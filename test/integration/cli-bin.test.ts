@@ -64,6 +64,7 @@ describe('the simdup binary', () => {
     const two = simdup(['index', 'w.jsonl', '--out', 'w2.jsonl', '--store', 'w2', '--batch', '7', '--workers', '2'], dir)
     expect(one.status).toBe(0)
     expect(two.status).toBe(0)
+    expect(two.stderr).toMatch(/docs\/s, 2 workers/)
     expect(readFileSync(join(dir, 'w2.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'w1.jsonl'), 'utf8'))
   })
 })

@@ -1,10 +1,12 @@
 import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs'
 import { resolve } from 'node:path'
+import os from 'node:os'
 import { once } from 'node:events'
 import {
-  createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines, runBatches,
-  type Decision, type JsonlLine, type DedupStatsSnapshot,
+  DEFAULT_DEDUPLICATOR_OPTIONS, createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines, runBatches,
+  type Decision, type JsonlLine, type DedupStatsSnapshot, type PreparePool,
 } from '../../index.js'
+import { DedupError } from '../../errors.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag } from '../args.js'
@@ -30,7 +32,9 @@ per non-blank input line, in input order.
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
   --no-minhash       no MinHash second route (half the memory per document, lower recall)
-  --workers N        worker threads for parsing + fingerprinting (default 1: in-process)
+  --workers N|auto   worker threads for parsing + fingerprinting; auto (the default): one per
+                     core, up to 4, for an input file of 32 MB or more, else none (in-process):
+                     each worker loads its own dictionaries, which smaller files do not repay
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
 ${STORE_HELP}`
@@ -65,7 +69,9 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   if (input === undefined || positionals.length > 1) throw new UsageError(`Expected one input file (or - for stdin).\n\n${INDEX_HELP}`)
   const k = intFlag(values.k, 'k', 3, 0, 32)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
-  const workers = intFlag(values.workers, 'workers', 1, 1, 64)
+  const workersFlag = values.workers ?? 'auto'
+  if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
+  const workers = workersFlag === 'auto' ? undefined : intFlag(workersFlag, 'workers', 1, 1, 64)
   const blockScheme = { blocks: intFlag(values.blocks, 'blocks', 4, 2, 16), minMatch: intFlag(values['min-match'], 'min-match', 1, 1, 15) }
   const windowMs = values.window === undefined ? undefined : parseDuration(values.window)
   const inputPath = input === '-' ? null : resolve(io.cwd, input)
@@ -77,12 +83,20 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       throw new UsageError(`Cannot read input file ${input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
     }
   }
+  const threads = workers ?? autoWorkers(total, os.availableParallelism())
   const analyzer = analyzerOptionsFromFlags(values, io)
-  const opened = await openStoreFromFlags(values, io)
-  const store = opened.store
+  // Workers load their dictionaries while this thread opens the store and loads its own.
+  const poolStart = threads > 1
+    ? createPreparePool({ workers: threads, analyzer, blockScheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
+    : null
+  poolStart?.catch(() => undefined) // a failed start is reported where it is awaited
+  let pool: PreparePool | null = null
+  let opened: Awaited<ReturnType<typeof openStoreFromFlags>> | undefined
   let summary: DedupStatsSnapshot
   let elapsed: number
   try {
+    opened = await openStoreFromFlags(values, io)
+    const store = opened.store
     const dedup = createDeduplicator({
       store,
       maxDistance: k,
@@ -92,6 +106,10 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),
     })
+    pool = poolStart === null ? null : await poolStart
+    if (pool !== null && pool.version !== dedup.version) {
+      throw new DedupError('INVALID_OPTION', `Worker analyzers report version ${pool.version}, expected ${dedup.version}: their settings differ from the main thread's.`)
+    }
     const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
     const out: WriteStream | null = outPath === null ? null : createWriteStream(outPath)
     const rejectsPath = resolve(io.cwd, values.rejects ?? (outPath === null ? 'simdup-rejects.jsonl' : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl')))
@@ -133,9 +151,6 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       docs += decisions.length
       progress.update(bytes, docs)
     }
-    const pool = workers > 1
-      ? await createPreparePool({ workers, analyzer, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
-      : null
     try {
       // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
       const batches = async function* () {
@@ -169,20 +184,37 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
     summary = dedup.summary()
     elapsed = progress.elapsedSeconds()
     if (!values.quiet) {
-      io.stderr.write(formatSummary(summary, elapsed) + (summary.rejected > 0 ? `\nrejects: ${rejectsPath}` : '') + '\n')
+      io.stderr.write(formatSummary(summary, elapsed, threads) + (summary.rejected > 0 ? `\nrejects: ${rejectsPath}` : '') + '\n')
     }
   } finally {
-    await store.close()
+    // A pool that never got to run (the store did not open, options were refused) stops too.
+    await (await poolStart?.catch(() => null))?.close()
+    await opened?.store.close()
   }
   return 0
 }
 
+/** Input files from this size on get a worker pool by default (`--workers auto`). */
+export const AUTO_WORKERS_MIN_BYTES = 32_000_000
+const AUTO_WORKERS_MAX = 4
+
+/**
+ * `--workers auto`: one worker per core (up to 4) for an input file of 32 MB or more, else 1 (no
+ * pool). A pool costs each worker its own dictionary load and JIT warm-up, and splits the run
+ * memo; `scripts/bench-cli.ts` measures where it starts to pay on 2 cores (~15 MB; README).
+ * Standard input (size unknown) runs in-process.
+ */
+export function autoWorkers(inputBytes: number | undefined, cores: number): number {
+  if (inputBytes === undefined || inputBytes < AUTO_WORKERS_MIN_BYTES || cores < 2) return 1
+  return Math.min(cores, AUTO_WORKERS_MAX)
+}
+
 /** The end-of-run summary. */
-export function formatSummary(s: DedupStatsSnapshot, seconds: number): string {
+export function formatSummary(s: DedupStatsSnapshot, seconds: number, threads = 1): string {
   const rate = seconds > 0 ? Math.round(s.docs / seconds) : 0
   const layers = (Object.entries(s.byLayer) as [string, number][]).filter(([, n]) => n > 0).map(([l, n]) => `${l} ${n}`).join(', ')
   return [
     `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}`,
-    `${formatSeconds(seconds)} elapsed, ${rate} docs/s`,
+    `${formatSeconds(seconds)} elapsed, ${rate} docs/s, ${threads > 1 ? `${threads} workers` : 'in-process (no workers)'}`,
   ].join('\n')
 }

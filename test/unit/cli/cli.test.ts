@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
 import { createProgress } from '../../../src/cli/progress.js'
+import { AUTO_WORKERS_MIN_BYTES, autoWorkers } from '../../../src/cli/commands/index-jsonl.js'
 import { fakeIO } from '../../helpers/cli.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
@@ -84,11 +85,22 @@ describe('simdup index', () => {
     expect(out).toMatch(/\] 50\.0% reindexed 50 docs, 5 docs\/s, ETA 10s$/)
   })
 
-  test('non-TTY progress prints a summary line with docs/s', async () => {
+  test('non-TTY progress prints a summary line with docs/s; a small file runs in-process by default', async () => {
     writeFileSync(join(dir, 'a.jsonl'), JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
     const f = fakeIO(dir)
     await run(['index', 'a.jsonl', '--out', 'o.jsonl'], f.io)
-    expect(f.stderr()).toMatch(/docs\/s/)
+    expect(f.stderr()).toMatch(/docs\/s, in-process \(no workers\)/)
+    const bad = fakeIO(dir)
+    expect(await run(['index', 'a.jsonl', '--out', 'o.jsonl', '--workers', 'many'], bad.io)).toBe(2)
+    expect(bad.stderr()).toMatch(/--workers to be auto or an integer from 1 to 64, got `many`/)
+  })
+
+  test('--workers auto: a pool of one worker per core (up to 4) from 32 MB on, none below or for stdin', () => {
+    expect(autoWorkers(AUTO_WORKERS_MIN_BYTES - 1, 8)).toBe(1)
+    expect(autoWorkers(AUTO_WORKERS_MIN_BYTES, 2)).toBe(2)
+    expect(autoWorkers(AUTO_WORKERS_MIN_BYTES, 16)).toBe(4)
+    expect(autoWorkers(AUTO_WORKERS_MIN_BYTES * 10, 1)).toBe(1)
+    expect(autoWorkers(undefined, 8)).toBe(1)
   })
 })
 

@@ -13,6 +13,7 @@ describe('prepare pool (worker threads)', () => {
       { line: 5, text: JSON.stringify({ id: 'c', content: '版本 1.2 已发布' }) }, // "version 1.2 released"
     ]
     const pool = await createPreparePool({ workers: 2, blockScheme: dedup.options.blockScheme, maxContentLength: dedup.options.maxContentLength, expectVersion: dedup.version })
+    expect(pool.version).toBe(dedup.version)
     try {
       const want = lines.map((l) => dedup.prepare(parseJsonLine(l)))
       expect(await pool.prepareLines(lines)).toEqual(want)
@@ -22,6 +23,7 @@ describe('prepare pool (worker threads)', () => {
     } finally {
       await pool.close()
     }
+    await pool.close() // a second close is a no-op
   })
   test('workers can be told to segment with jieba-wasm: same items', async () => {
     const dedup = createDeduplicator({ store: await openMemoryStore() })
