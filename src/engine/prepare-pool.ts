@@ -39,6 +39,11 @@ function checkSegmenterChoice(segmenter: unknown): void {
   }
 }
 
+/** The error for a pool whose workers' analyzer version is not the caller's. */
+export function versionMismatch(workers: string, expected: string): DedupError {
+  return new DedupError('INVALID_OPTION', `Worker analyzers report version ${workers}, expected ${expected}: their settings differ from the main thread's.`)
+}
+
 /** Options of a prepare pool. */
 export interface PreparePoolOptions {
   /** Worker threads. @default 2 (range 1–64) */
@@ -133,9 +138,10 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
     throw err
   }
   let closing: Promise<void> | undefined
-  if (options.expectVersion !== undefined && got.some((v) => v !== options.expectVersion)) {
+  const other = got.find((v) => v !== (options.expectVersion ?? got[0]))
+  if (other !== undefined) {
     await Promise.all(workers.map((w) => w.terminate()))
-    throw new DedupError('INVALID_OPTION', `Worker analyzers report version ${got[0]}, expected ${options.expectVersion}: their settings differ from the main thread's.`)
+    throw versionMismatch(other, options.expectVersion ?? got[0]!)
   }
   // Batches are cut into small chunks handed to whichever worker has room (at most two chunks
   // queued per worker): a worker that drew long documents does not hold the other one idle, and

@@ -6,7 +6,7 @@ import {
   DEFAULT_DEDUPLICATOR_OPTIONS, createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines, runBatches,
   type Decision, type JsonlLine, type DedupStatsSnapshot, type PreparePool,
 } from '../../index.js'
-import { DedupError } from '../../errors.js'
+import { versionMismatch } from '../../engine/prepare-pool.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag } from '../args.js'
@@ -108,7 +108,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
     })
     pool = poolStart === null ? null : await poolStart
     if (pool !== null && pool.version !== dedup.version) {
-      throw new DedupError('INVALID_OPTION', `Worker analyzers report version ${pool.version}, expected ${dedup.version}: their settings differ from the main thread's.`)
+      throw versionMismatch(pool.version, dedup.version)
     }
     const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
     const out: WriteStream | null = outPath === null ? null : createWriteStream(outPath)
