@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseStopWords, parseUserDict, type PortableAnalyzerOptions } from '../index.js'
+import { parseStopWords } from '../segment/stopwords.js'
+import { parseUserDict } from '../segment/segmenter.js'
+import type { PortableAnalyzerOptions } from '../engine/prepare-pool.js'
 import type { CliIO } from './io.js'
 import { UsageError } from './io.js'
 

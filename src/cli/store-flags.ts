@@ -1,5 +1,7 @@
 import { resolve } from 'node:path'
-import { openMemoryStore, createElasticsearchStore, type FingerprintStore, type ElasticsearchAuth } from '../index.js'
+import { openMemoryStore } from '../store/memory.js'
+import type { FingerprintStore } from '../store/store.js'
+import type { ElasticsearchAuth } from '../store/elasticsearch.js'
 import type { CliIO } from './io.js'
 import { UsageError } from './io.js'
 
@@ -40,6 +42,8 @@ export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO): Pr
   if (apiKey !== undefined) auth = { apiKey }
   else if (io.env.ES_USERNAME !== undefined && io.env.ES_PASSWORD !== undefined) auth = { username: io.env.ES_USERNAME, password: io.env.ES_PASSWORD }
   const caFile = values['es-ca'] ?? io.env.ES_CA_CERT
+  // Loaded only here: the Elasticsearch client is the CLI's heaviest import.
+  const { createElasticsearchStore } = await import('../store/elasticsearch.js')
   const store = await createElasticsearchStore({
     node: url,
     index: values.index ?? 'simdup',

@@ -2,11 +2,14 @@ import { createReadStream, createWriteStream, statSync, type WriteStream } from 
 import { resolve } from 'node:path'
 import os from 'node:os'
 import { once } from 'node:events'
-import {
-  DEFAULT_DEDUPLICATOR_OPTIONS, createDeduplicator, createPreparePool, formatDecision, fromPortable, parseDuration, parseJsonLine, readLines, runBatches,
-  type Decision, type JsonlLine, type DedupStatsSnapshot, type PreparePool,
-} from '../../index.js'
-import { versionMismatch } from '../../engine/prepare-pool.js'
+import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/options.js'
+import { createDeduplicator } from '../../engine/deduplicator.js'
+import { createPreparePool, fromPortable, versionMismatch, type PreparePool } from '../../engine/prepare-pool.js'
+import { runBatches } from '../../engine/pipeline.js'
+import type { DedupStatsSnapshot } from '../../engine/stats.js'
+import { parseJsonLine, readLines, type JsonlLine } from '../../io/jsonl.js'
+import { formatDecision } from '../../io/decisions.js'
+import type { Decision } from '../../types.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag } from '../args.js'
