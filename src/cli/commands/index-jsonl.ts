@@ -4,7 +4,7 @@ import os from 'node:os'
 import { once } from 'node:events'
 import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/options.js'
 import { createDeduplicator } from '../../engine/deduplicator.js'
-import { createPreparePool, fromPortable, versionMismatch, type PreparePool } from '../../engine/prepare-pool.js'
+import { createPreparePool, fromPortable, versionMismatch } from '../../engine/prepare-pool.js'
 import { runBatches } from '../../engine/pipeline.js'
 import type { DedupStatsSnapshot } from '../../engine/stats.js'
 import { parseJsonLine, readLines, type JsonlLine } from '../../io/jsonl.js'
@@ -93,7 +93,6 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
     ? createPreparePool({ workers: threads, analyzer, blockScheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
     : null
   poolStart?.catch(() => undefined) // a failed start is reported where it is awaited
-  let pool: PreparePool | null = null
   let opened: Awaited<ReturnType<typeof openStoreFromFlags>> | undefined
   let summary: DedupStatsSnapshot
   let elapsed: number
@@ -109,7 +108,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),
     })
-    pool = poolStart === null ? null : await poolStart
+    const pool = poolStart === null ? null : await poolStart
     if (pool !== null && pool.version !== dedup.version) {
       throw versionMismatch(pool.version, dedup.version)
     }
@@ -204,7 +203,7 @@ const AUTO_WORKERS_MAX = 4
 /**
  * `--workers auto`: one worker per core (up to 4) for an input file of 32 MB or more, else 1 (no
  * pool). A pool costs each worker its own dictionary load and JIT warm-up, and splits the run
- * memo; `scripts/bench-cli.ts` measures where it starts to pay on 2 cores (~15 MB; README).
+ * memo; `scripts/bench-cli.ts` measures where it starts to pay on 2 cores (7–15 MB; README).
  * Standard input (size unknown) runs in-process.
  */
 export function autoWorkers(inputBytes: number | undefined, cores: number): number {
