@@ -76,6 +76,7 @@ describe('simdup index --es', () => {
     const b = decisions(readFileSync(join(dir, 'mem.jsonl'), 'utf8'))
     expect(a.map((d) => [d.id, d.status, d.cluster_id])).toEqual(b.map((d) => [d.id, d.status, d.cluster_id]))
     expect(a.filter((d) => d.status === 'duplicate').length).toBeGreaterThan(30)
+    // Searchable as soon as the command exits: it ends with a refresh (no refresh_interval wait).
     expect((await client.count({ index })).count).toBe(60)
     // Inspection commands read the same index.
     const top = await run(['clusters', '--json', '--es', es.url, '--index', index])

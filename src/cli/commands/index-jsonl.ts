@@ -182,6 +182,9 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
         await once(s, 'finish')
       }
     }
+    // The job ends with every document searchable (one refresh; a no-op for the embedded store),
+    // as the bulk helper's refreshOnCompletion does: a search or Kibana right after sees them all.
+    await opened.store.refresh()
     progress.finish()
     summary = dedup.summary()
     elapsed = progress.elapsedSeconds()
