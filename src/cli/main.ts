@@ -4,7 +4,7 @@ import { UsageError, type CliIO } from './io.js'
 type Command = (args: string[], io: CliIO) => Promise<number>
 
 // Each command's module is imported when it runs: `simdup index` on the embedded store never loads
-// the Elasticsearch client (~0.35 s of a ~1.3 s run on one document; scripts/bench-startup.ts).
+// the Elasticsearch client (a one-document run took 1.31 s before, 0.82 s after; scripts/bench-startup.ts).
 const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }> = {
   index: { load: async () => (await import('./commands/index-jsonl.js')).indexCommand, summary: 'deduplicate and index a JSONL file (or - for stdin)' },
   fingerprint: { load: async () => (await import('./commands/fingerprint.js')).fingerprintCommand, summary: 'print the SimHash of a text' },

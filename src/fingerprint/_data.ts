@@ -22,7 +22,7 @@ export const DEFAULT_IDF_FILES: IdfFiles = { text: new URL('idf.txt.gz', DATA), 
 /**
  * jieba's IDF table (data/idf.txt.gz), loaded once per thread: from its binary form
  * (data/idf.bin, written by `npm run build`, a few ms) when that was made from the same bytes,
- * else by parsing the text (~0.5 s, ~35 MB). Both give the same table, id included.
+ * else by parsing the text (~0.6 s, ~35 MB; scripts/bench-startup.ts). Both give the same table, id included.
  */
 export function defaultIdf(): IdfTable & { id: string } {
   idf ??= loadIdf(DEFAULT_IDF_FILES)
@@ -38,24 +38,26 @@ export function loadIdf(files: IdfFiles): IdfTable & { id: string } {
   } catch {
     // no pack (not built): parse the text
   }
-  return (pack === null ? null : unpackIdf(pack, { bytes: gz.length, checksum: checksumBytes(gz) })) ?? parseGzIdf(gz)
+  const packed = pack === null ? null : unpackIdf(pack, sourceOf(gz))
+  if (packed !== null) return packed
+  const { map, mean, id } = parseGzIdf(gz)
+  return { get: (t) => map.get(t), mean, size: map.size, id }
 }
 
 /** The pack of the IDF table in `files.text` (`npm run build` writes it to `files.pack`). */
 export function packIdfFile(files: IdfFiles): Uint8Array {
   const gz = readFileSync(files.text)
-  const text = gunzipSync(gz).toString('utf8')
-  const { map, mean } = parseIdfEntries(text)
-  return packIdf(map, mean, idfId(text), { bytes: gz.length, checksum: checksumBytes(gz) })
+  const { map, mean, id } = parseGzIdf(gz)
+  return packIdf(map, mean, id, sourceOf(gz))
 }
 
-function parseGzIdf(gz: Uint8Array): IdfTable & { id: string } {
+/** The entries, mean and id of a gzipped `word idf` text (the id names the text's content). */
+function parseGzIdf(gz: Uint8Array): { map: Map<string, number>; mean: number; id: string } {
   const text = gunzipSync(gz).toString('utf8')
-  const { map, mean } = parseIdfEntries(text)
-  return { get: (t) => map.get(t), mean, size: map.size, id: idfId(text) }
+  return { ...parseIdfEntries(text), id: `jieba-${hash64Hex(text).slice(0, 8)}` }
 }
 
-const idfId = (text: string) => `jieba-${hash64Hex(text).slice(0, 8)}`
+const sourceOf = (gz: Uint8Array) => ({ bytes: gz.length, checksum: checksumBytes(gz) })
 
 /** The shipped stop-word list (data/stopwords.txt). */
 export function defaultStopWords(): { words: Set<string>; id: string } {

@@ -2,7 +2,7 @@ import type { IdfTable } from './tfidf.js'
 
 /**
  * A binary form of an IDF table that loads in milliseconds: parsing jieba's 270 k-line text
- * table into a `Map` costs ~0.5 s, and every thread that analyses (the CLI's main thread and
+ * table into a `Map` costs ~0.6 s, and every thread that analyses (the CLI's main thread and
  * each pool worker) pays it at start. `npm run build` writes data/idf.bin from data/idf.txt.gz;
  * `defaultIdf()` uses it when it was made from the same bytes, else parses the text.
  *
@@ -41,9 +41,8 @@ function hashUnits(term: string): number {
 
 const align8 = (n: number) => (n + 7) & ~7
 
-/** Packs entries (in order; a key given twice keeps its last value, as a `Map` would). */
-export function packIdf(entries: Iterable<readonly [string, number]>, mean: number, id: string, source: IdfSource): Uint8Array {
-  const map = new Map(entries)
+/** Packs a table's entries (in the map's order) with its mean, id and source. */
+export function packIdf(map: ReadonlyMap<string, number>, mean: number, id: string, source: IdfSource): Uint8Array {
   const count = map.size
   if (id.length > ID_MAX || !/^[\x20-\x7e]*$/.test(id)) throw new Error(`IDF pack id must be at most ${ID_MAX} printable ASCII characters: ${id}`)
   let slotBits = 1

@@ -9,8 +9,8 @@ interface JiebaWasm {
 let wasm: JiebaWasm | undefined
 
 /**
- * jieba-wasm's Node build, loaded on first use: compiling its module costs ~60 ms, which a thread
- * that segments with @node-rs/jieba never needs to pay.
+ * jieba-wasm's Node build, loaded on first use: a thread that segments with @node-rs/jieba never
+ * pays for compiling its WebAssembly module.
  */
 function jiebaWasm(): JiebaWasm {
   wasm ??= createRequire(import.meta.url)('jieba-wasm') as JiebaWasm

@@ -153,29 +153,25 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       docs += decisions.length
       progress.update(bytes, docs)
     }
-    try {
-      // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
-      const batches = async function* () {
-        let batch: JsonlLine[] = []
-        for await (const l of readLines(counted)) {
-          raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
-          batch.push(l)
-          if (batch.length >= batchSize) {
-            yield batch
-            batch = []
-          }
+    // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
+    const batches = async function* () {
+      let batch: JsonlLine[] = []
+      for await (const l of readLines(counted)) {
+        raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
+        batch.push(l)
+        if (batch.length >= batchSize) {
+          yield batch
+          batch = []
         }
-        if (batch.length > 0) yield batch
       }
-      await runBatches(batches(), {
-        prepare: (lines) => (pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)),
-        decide: (items) => dedup.decide(items),
-        emit,
-        ahead: pool === null ? 1 : 2,
-      })
-    } finally {
-      await pool?.close()
+      if (batch.length > 0) yield batch
     }
+    await runBatches(batches(), {
+      prepare: (lines) => (pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)),
+      decide: (items) => dedup.decide(items),
+      emit,
+      ahead: pool === null ? 1 : 2,
+    })
     for (const s of [out, rejects]) {
       if (s !== null) {
         s.end()
@@ -192,7 +188,8 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       io.stderr.write(formatSummary(summary, elapsed, threads) + (summary.rejected > 0 ? `\nrejects: ${rejectsPath}` : '') + '\n')
     }
   } finally {
-    // A pool that never got to run (the store did not open, options were refused) stops too.
+    // The pool stops however the run ended, also one that never got to run (the store did not
+    // open, options were refused).
     await (await poolStart?.catch(() => null))?.close()
     await opened?.store.close()
   }

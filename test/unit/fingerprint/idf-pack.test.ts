@@ -32,7 +32,7 @@ describe('IDF pack', () => {
     'every key and every other string: the same value as a Map',
     (entries, others) => {
       const map = new Map(entries)
-      const t = unpackIdf(packIdf(entries, 1.5, 'p', source))!
+      const t = unpackIdf(packIdf(map, 1.5, 'p', source))!
       expect(t.size).toBe(map.size)
       for (const k of [...map.keys(), ...others]) expect(Object.is(t.get(k), map.get(k))).toBe(true)
     },
