@@ -17,8 +17,8 @@ import { DedupError } from '../errors.js'
  * All integers little-endian.
  */
 
-/** Log format version; bump on any incompatible change to the header, frames or entries. */
-export const LOG_FORMAT_VERSION = 1
+/** Log format version; bump on any incompatible change to the header, frames or entries (2: records carry `seq`). */
+export const LOG_FORMAT_VERSION = 2
 /** File name of the log inside the store directory. */
 export const LOG_FILE = 'store.log'
 const COMPACT_FILE = 'store.log.compact'

@@ -8,6 +8,14 @@ const MAX_SHORT_BYTES = 255
 const MAX_BLOCKS = 255
 const MAX_BANDS = 254
 
+/** Largest sequence number (the embedded store keeps one 32-bit number a row). */
+export const MAX_SEQ = 0xffffffff
+
+/** A valid `seq`: an integer from 1 to MAX_SEQ. */
+export function isSeq(v: unknown): v is number {
+  return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_SEQ
+}
+
 function isU32(v: unknown): boolean {
   return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff
 }
@@ -55,6 +63,7 @@ export function recordProblem(record: FingerprintRecord): string | null {
   if (r.layer !== null && !LAYERS.has(r.layer as string)) return fieldProblem(id, 'layer', 'null or one of "url", "exact", "simhash", "title"', r.layer)
   if (typeof r.version !== 'string' || tooLong(r.version)) return fieldProblem(id, 'version', `a string of at most ${MAX_SHORT_BYTES} bytes`, r.version)
   if (typeof r.indexedAt !== 'number' || !Number.isFinite(r.indexedAt)) return fieldProblem(id, 'indexedAt', 'a finite number (ms since the epoch)', r.indexedAt)
+  if (r.seq !== undefined && !isSeq(r.seq)) return fieldProblem(id, 'seq', `absent or an integer from 1 to ${MAX_SEQ}`, r.seq)
   if (r.sketch !== undefined && typeof r.sketch !== 'string') return fieldProblem(id, 'sketch', 'a string or absent', r.sketch)
   const bands = r.bands
   if (bands !== undefined) {
@@ -78,5 +87,6 @@ export function checkQuery(q: CandidateQuery, index: number): void {
   if (!Array.isArray(q.blocks)) throw bad('blocks', 'an array of strings', q.blocks)
   if (!Number.isInteger(q.minMatch) || q.minMatch < 1) throw bad('minMatch', 'an integer ≥ 1', q.minMatch)
   if (!Number.isInteger(q.maxDistance) || q.maxDistance < 0) throw bad('maxDistance', 'an integer ≥ 0', q.maxDistance)
+  if (q.maxSeq !== undefined && (typeof q.maxSeq !== 'number' || Number.isNaN(q.maxSeq))) throw bad('maxSeq', 'a number', q.maxSeq)
   if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
 }

@@ -9,7 +9,7 @@ import { acquireLock, type DirLock } from './_lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { EntryError, Tables, type CandidateLimits, type TableBytes } from './_tables.js'
-import { checkQuery, recordProblem } from './_validate.js'
+import { MAX_SEQ, checkQuery, recordProblem } from './_validate.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
 
 export type { TableBytes } from './_tables.js'
@@ -106,6 +106,8 @@ export class MemoryStore implements FingerprintStore {
   private logEntries = 0
   private truncatedOnOpen = 0
   private compactQueued = false
+  /** Largest `seq` handed out by `sequence` or `put` (fresh numbers start above it and the tables' largest). */
+  private handedSeq = 0
 
   /** An in-memory store; use `openMemoryStore({ dir })` for a persistent one. */
   constructor(options: Omit<MemoryStoreOptions, 'dir' | 'fsync'> = {}) {
@@ -185,13 +187,25 @@ export class MemoryStore implements FingerprintStore {
     const payloads: Buffer[] = []
     let w = new ByteWriter(Math.min(records.length * 128 + 64, MAX_PAYLOAD_BYTES + 4096))
     let written = 0
-    for (const r of records) {
-      const problem = recordProblem(r) ?? (this.versions.accepts(r.version) ? null : `Record ${describeValue(r.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
+    // Ids put earlier in this call whose number is not in the tables yet (a repeated id keeps its first).
+    const batchSeqs = new Map<string, number>()
+    for (const given of records) {
+      const problem = recordProblem(given) ?? (this.versions.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
       if (problem !== null) {
-        const id = r !== null && typeof r === 'object' && typeof r.id === 'string' ? r.id : ''
+        const id = given !== null && typeof given === 'object' && typeof given.id === 'string' ? given.id : ''
         failed.push({ id, error: new DedupError('INVALID_DOCUMENT', problem) })
         continue
       }
+      let r = given
+      if (r.seq === undefined) {
+        let seq = batchSeqs.get(r.id)
+        if (seq === undefined) {
+          const row = this.tables.rowOf(r.id)
+          seq = row >= 0 ? this.tables.seqOf(row) : this.freshSeq()
+        }
+        r = { ...r, seq }
+      }
+      batchSeqs.set(r.id, r.seq!)
       this.versions.intern(r.version)
       let layout = this.layouts.match(r.fingerprint.hi, r.fingerprint.lo, r.blocks)
       if (layout < 0) layout = LOG_EXPLICIT_LAYOUT
@@ -227,6 +241,27 @@ export class MemoryStore implements FingerprintStore {
     // several answers of one call is one shared record object.
     const records = tables.records(answers.flat())
     return answers.map((rows) => rows.map((row) => records.get(row)!))
+  }
+
+  async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
+    this.checkOpen()
+    const first = new Map<string, number>()
+    return checkIds(ids).map((id) => {
+      let seq = first.get(id)
+      if (seq !== undefined) return seq
+      const row = options.fresh === true ? -1 : this.tables.rowOf(id)
+      seq = row >= 0 ? this.tables.seqOf(row) : this.freshSeq()
+      first.set(id, seq)
+      return seq
+    })
+  }
+
+  /** A number above every `seq` the store holds or handed out. */
+  private freshSeq(): number {
+    const seq = Math.max(this.handedSeq, this.tables.maxSeq) + 1
+    if (seq > MAX_SEQ) throw new DedupError('STORE_REQUEST_FAILED', `The store has handed out ${MAX_SEQ} sequence numbers, its limit; re-index into a new directory.`)
+    this.handedSeq = seq
+    return seq
   }
 
   async get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>> {

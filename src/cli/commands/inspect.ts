@@ -7,6 +7,7 @@ import { UsageError } from '../io.js'
 import { parse, intFlag } from '../args.js'
 import { openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { createProgress } from '../progress.js'
+import { compareOrder } from '../../engine/match.js'
 
 const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
 
@@ -75,7 +76,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       io.stderr.write(`simdup cluster: no cluster \`${id}\` (ids of clusters: simdup clusters)\n`)
       return 2
     }
-    members.sort((a, b) => a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : 1))
+    members.sort(compareOrder)
     const rep = members.find((m) => m.id === id) ?? members[0]!
     const texts = await fetchTexts(store, members.map((m) => m.id), values['text-field'] ?? 'content')
     const rows = members.map((m) => ({
@@ -124,7 +125,7 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
     const a = got.get(ida)!
     const b = got.get(idb)!
     const dedup = createDeduplicator({ store, maxDistance: k })
-    const later = a.indexedAt > b.indexedAt || (a.indexedAt === b.indexedAt && a.id > b.id) ? a : b
+    const later = compareOrder(a, b) > 0 ? a : b
     const earlier = later === a ? b : a
     const match = matchCandidate(later, earlier, dedup.options)
     const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version)
@@ -185,10 +186,11 @@ export async function reconcileCommand(args: string[], io: CliIO): Promise<numbe
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 10_000)
   return withStore(values, io, async (store) => {
     const total = await store.count()
-    const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total, label: 'scanned' })
+    // Two passes over the store (find matches, then rewrite).
+    const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total: 2 * total, label: 'scanned' })
     const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
     progress.finish()
-    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
+    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, forward pointers ${result.forwardPointers}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
     return 0
   })
 }
