@@ -150,6 +150,8 @@ class EsStore implements ElasticsearchStore {
   private refreshedSeq = 0
   /** Largest record `seq` this store handed out (fresh numbers start above it and the index's largest). */
   private handedSeq = 0
+  /** Whether `sequence` has refreshed the index once. */
+  private seqSynced = false
 
   constructor(
     readonly client: Client,
@@ -294,12 +296,20 @@ class EsStore implements ElasticsearchStore {
   async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
     if (!Array.isArray(ids)) throw new DedupError('INVALID_OPTION', `Expected \`ids\` to be an array, got ${describeValue(ids)}.`)
     if (ids.length === 0) return []
+    // The first call refreshes, so the largest number counts the writes of a process that stopped
+    // just before this one started (re-running after a crash), not only what a refresh showed.
+    if (!this.seqSynced) {
+      await this.refresh()
+      this.seqSynced = true
+    }
     // Stored numbers by mget (real-time: sees writes a search may not yet), and the largest number
     // in the index (searchable writes of every process), asked at the same time.
     const [stored, largest] = await Promise.all([
       options.fresh === true ? new Map<string, number>() : this.storedSeqs(ids),
       this.largestSeq(),
     ])
+    // Numbers seen by mget count too: fresh ones go above every number this process has met.
+    for (const seq of stored.values()) if (seq > this.handedSeq) this.handedSeq = seq
     let next = Math.max(this.handedSeq, largest)
     const first = new Map<string, number>()
     return ids.map((id) => {

@@ -84,8 +84,8 @@ describe('reconcile repairs forward pointers', () => {
     expect(await storedDecisions(store)).not.toEqual(clean.stored)
 
     const result = await reconcile(dedup)
-    expect(result.forwardPointers).toBe(damaged.length)
     expect(await storedDecisions(store)).toEqual(clean.stored)
+    expect(result.forwardPointers).toBe(damaged.length)
     await expectConsistent(store)
     expect(await reconcile(dedup)).toMatchObject({ pairs: 0, forwardPointers: 0, mergedClusters: 0, updated: 0 })
   })
