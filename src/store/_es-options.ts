@@ -33,6 +33,13 @@ export interface ElasticsearchStoreBaseOptions {
    */
   upsert?: boolean
   /**
+   * On open, refuse an index holding dedup records without `dedup.seq` (written before records
+   * carried their first-insertion order), with SNAPSHOT_VERSION: matching them would make re-runs
+   * decide differently, silently. A reindex job turns it off: it only ever matches the records it
+   * wrote itself, and rewrites every `dedup` object it visits. @default true
+   */
+  requireSequence?: boolean
+  /**
    * The `refresh` parameter of writes. `false` is fastest; records become searchable at the next
    * index refresh and the store bridges the gap with its pending list. @default false
    */
@@ -101,6 +108,7 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly ensureIndex: EnsureIndex
   readonly sharedIndex: boolean
   readonly upsert: boolean
+  readonly requireSequence: boolean
   readonly refresh: boolean | 'wait_for'
   readonly concurrency: number
   readonly bulkSize: number
@@ -159,6 +167,10 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
   if (typeof upsert !== 'boolean') {
     throw new DedupError('INVALID_OPTION', `Expected \`upsert\` to be a boolean, got ${describeValue(upsert)}.`)
   }
+  const requireSequence = o.requireSequence ?? true
+  if (typeof requireSequence !== 'boolean') {
+    throw new DedupError('INVALID_OPTION', `Expected \`requireSequence\` to be a boolean, got ${describeValue(requireSequence)}.`)
+  }
   const pendingTtlMs = o.pendingTtlMs
   if (pendingTtlMs !== undefined && !(Number.isFinite(pendingTtlMs) && pendingTtlMs >= 0)) {
     throw new DedupError('INVALID_OPTION', `Expected \`pendingTtlMs\` to be a number of milliseconds ≥ 0, got ${describeValue(pendingTtlMs)}.`)
@@ -168,6 +180,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     ensureIndex: o.ensureIndex,
     sharedIndex,
     upsert,
+    requireSequence,
     refresh: o.refresh,
     concurrency: int('concurrency', o.concurrency, 1, 64),
     bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),

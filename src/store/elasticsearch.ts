@@ -244,6 +244,7 @@ class EsStore implements ElasticsearchStore {
         this.client.indices.putMapping({ index: this.index, properties: { dedup: { properties: { seq: { type: 'long' } } } } }),
       )
     }
+    if (!this.options.requireSequence) return
     const old = await this.request('_count (records without seq)', () =>
       this.client.count({ index: this.index, query: { bool: { filter: [{ exists: { field: 'dedup.id' } }], must_not: [{ exists: { field: 'dedup.seq' } }] } } }),
     )
