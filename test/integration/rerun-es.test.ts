@@ -153,14 +153,26 @@ describe('indices written before records carried a sequence', () => {
 })
 
 describe('simdup index --es killed with SIGKILL and run again decides as one clean run', () => {
-  function index(input: string, indexName: string, out: string, killAfterMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  /**
+   * `simdup index --es` through the binary; with `killAfterLines`, SIGKILLed once its decisions
+   * file holds that many lines (a batch's decisions are written after its records are acknowledged,
+   * so the kill lands after that many documents reached the index, often mid-way through the next batch).
+   */
+  function index(input: string, indexName: string, out: string, killAfterLines?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
     const child = spawn(process.execPath, [BIN, 'index', input, '--es', es.url, '--index', indexName, '--out', out, '--batch', '50', '--workers', '1', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+    const timer = killAfterLines === undefined ? undefined : setInterval(() => {
+      void readFile(out, 'utf8').then(
+        (text) => {
+          if (text.split('\n').length > killAfterLines && child.exitCode === null) child.kill('SIGKILL')
+        },
+        () => undefined,
+      )
+    }, 5)
     return new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        clearTimeout(timer)
+        clearInterval(timer)
         resolve({ code, signal, stderr })
       })
     })
@@ -172,16 +184,15 @@ describe('simdup index --es killed with SIGKILL and run again decides as one cle
       const input = join(dir, 'input.jsonl')
       await writeFile(input, copyStream(5, 800).map((d) => JSON.stringify(d)).join('\n') + '\n')
       const cleanIndex = nextIndex()
-      const started = Date.now()
       const clean = await index(input, cleanIndex, join(dir, 'clean.jsonl'))
-      const took = Date.now() - started
       expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
       const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
       const cleanStored = await stored(cleanIndex)
       const rnd = mulberry32(Date.now() % 100_000)
       for (let trial = 0; trial < 2; trial++) {
         const name = nextIndex()
-        await index(input, name, join(dir, `killed-${trial}.jsonl`), Math.floor(took * (0.3 + 0.6 * rnd())))
+        const killed = await index(input, name, join(dir, `killed-${trial}.jsonl`), Math.floor(800 * (0.2 + 0.7 * rnd())))
+        expect(killed.signal, killed.stderr).toBe('SIGKILL')
         const final = await index(input, name, join(dir, `final-${trial}.jsonl`))
         expect(final, final.stderr).toMatchObject({ code: 0, signal: null })
         expect(await readFile(join(dir, `final-${trial}.jsonl`), 'utf8')).toBe(cleanDecisions)
