@@ -7,6 +7,7 @@ import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, createElasticsearchStore, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../src/index.js'
 import type { ElasticsearchStore } from '../../src/store/elasticsearch.js'
 import { simdupIndexBody } from '../../src/store/_es-mapping.js'
+import { compareOrder } from '../../src/engine/match.js'
 import { acquireElasticsearch } from '../helpers/es-node.js'
 import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
@@ -119,6 +120,32 @@ describe('re-running an input decides as one clean run (Elasticsearch)', () => {
     expect(result.forwardPointers).toBe(damaged.length)
     await expectConsistent(store)
     await store.close()
+  })
+})
+
+describe('two writers at once (Elasticsearch)', () => {
+  test('after reconcile the index holds what one sequential run in (seq, id) order gives', { timeout: 120_000 }, async () => {
+    const docs = copyStream(23, 160, false)
+    const index = nextIndex()
+    await (await open(index)).close()
+    // Two processes' worth of stores and deduplicators, writing interleaved halves at the same time.
+    const halves = [docs.filter((_, i) => i % 2 === 0), docs.filter((_, i) => i % 2 === 1)]
+    await Promise.all(halves.map((half, k) => run(index, half, 100 + k)))
+    const store = await open(index)
+    const result = await reconcile(createDeduplicator({ store, analyzer }))
+    expect(result.scanned).toBe(docs.length)
+    expect(result.pairs).toBeGreaterThan(0) // the writers did miss each other
+    await expectConsistent(store)
+    const all: FingerprintRecord[] = []
+    for await (const batch of store.scan(100)) all.push(...batch)
+    await store.close()
+    const order = all.sort(compareOrder).map((r) => r.id)
+    const byId = new Map(docs.map((d) => [d.id, d]))
+    // The sequential run over the same documents in the order the two writers numbered them.
+    const memory = await openMemoryStore()
+    await runInBatches(createDeduplicator({ store: memory, analyzer }), order.map((id) => byId.get(id)!), 7)
+    expect(await stored(index)).toEqual(await storedDecisions(memory))
+    await memory.close()
   })
 })
 
