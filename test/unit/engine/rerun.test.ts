@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../../src/index.js'
+import { LOG_FILE } from '../../../src/store/_log.js'
 import { copyStream, decided, expectConsistent, runInBatches, storedDecisions } from '../../helpers/rerun.js'
 
 const analyzer = createAnalyzer()
@@ -88,5 +89,17 @@ describe('reconcile repairs forward pointers', () => {
     expect(result.forwardPointers).toBe(damaged.length)
     await expectConsistent(store)
     expect(await reconcile(dedup)).toMatchObject({ pairs: 0, forwardPointers: 0, mergedClusters: 0, updated: 0 })
+  })
+})
+
+describe('stores written before records carried a sequence', () => {
+  test('a format-1 log (records without seq) is refused with SNAPSHOT_VERSION and what to do', async () => {
+    const dir = await tempDir()
+    const store = await openMemoryStore({ dir })
+    await store.close()
+    const bytes = await readFile(join(dir, LOG_FILE))
+    bytes.writeUInt32LE(1, 8)
+    await writeFile(join(dir, LOG_FILE), bytes)
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION', message: expect.stringMatching(/format version 1\b.*re-index into a new directory/) })
   })
 })
