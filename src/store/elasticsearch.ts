@@ -246,7 +246,9 @@ class EsStore implements ElasticsearchStore {
     }
     if (!this.options.requireSequence) return
     const old = await this.request('_count (records without seq)', () =>
-      this.client.count({ index: this.index, query: { bool: { filter: [{ exists: { field: 'dedup.id' } }], must_not: [{ exists: { field: 'dedup.seq' } }] } } }),
+      // A decided record has a cluster id; a content index may hold partial `dedup` objects (a
+      // SimHash computed at ingest, say) that simdup never decided: those are not refused.
+      this.client.count({ index: this.index, query: { bool: { filter: [{ exists: { field: 'dedup.cluster_id' } }], must_not: [{ exists: { field: 'dedup.seq' } }] } } }),
     )
     if (old.count > 0) {
       throw new DedupError(

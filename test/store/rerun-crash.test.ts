@@ -21,7 +21,11 @@ afterAll(async () => {
  * random point of a run, often in the middle of a batch's write.
  */
 async function index(input: string, store: string, out: string, killAtLogBytes?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'index', input, '--store', store, '--out', out, '--batch', '75', '--workers', '1', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'index', input, '--store', store, '--out', out, '--batch', '75', '--workers', '1', '--quiet'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The embedded store: an ES_URL in the environment would make it an Elasticsearch run.
+    env: { ...process.env, ES_URL: '' },
+  })
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   let timer: NodeJS.Timeout | undefined
