@@ -164,7 +164,7 @@ interface Chapter {
   name: string
   /** Everything up to the end of the chapter's TOC (head, navheader, title page, TOC). */
   prefix: string
-  /** Everything after the last section (closing tags, navfooter). */
+  /** The chapter's closing tag and what follows (navfooter); the chapter's footnotes, which belong to its sections, are left out. */
   suffix: string
   /** The chunk bodies: the first holds the chapter's intro text too. */
   bodies: string[]
@@ -190,11 +190,10 @@ function debrefChapters(pkgs: string): Chapter[] {
     })
     const toc = elementSpans(inner, (n, a) => n === 'div' && a.class === 'toc')[0]
     if (sections.length === 0 || toc === undefined) continue
-    const last = sections[sections.length - 1]!
     out.push({
       name: file.replace('.zh-cn.html', ''),
       prefix: html.slice(0, toc.outer.end),
-      suffix: html.slice(last.outer.end),
+      suffix: html.slice(body.inner.end),
       bodies: sections.map((s, i) => html.slice(i === 0 ? toc.outer.end : s.outer.start, s.outer.end)),
       sections: sections.map((s) => html.slice(s.outer.start, s.outer.end)),
     })
