@@ -79,7 +79,7 @@ const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.redu
 const f = (x: number): string => x.toFixed(3)
 
 function summary(scores: readonly Score[]): string {
-  return `${f(mean(scores.map((s) => s.coverage)))} | ${f(mean(scores.map((s) => s.purity)))} | ${f(mean(scores.map((s) => s.jaccard)))} | ${f(scores.filter((s) => s.jaccard >= 0.6).length / scores.length)}`
+  return `${f(mean(scores.map((s) => s.coverage)))} / ${f(mean(scores.map((s) => s.purity)))} / ${f(mean(scores.map((s) => s.jaccard)))} / ${f(scores.filter((s) => s.jaccard >= 0.6).length / scores.length)}`
 }
 
 function trafilatura(pages: readonly RealHtmlDoc[]): Map<string, { text: string; ms: number }> | null {
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   }
 
   const labels = [...new Set(pages.map((p) => p.perturbation))].sort()
-  console.log('Against the oracle main text (coverage | purity | Jaccard | share J ≥ 0.6), and speed:\n')
+  console.log('Against the oracle main text (coverage / purity / Jaccard / share J ≥ 0.6), and speed:\n')
   console.log('| extractor | pages | pages/s | all pages | ' + labels.join(' | ') + ' |')
   console.log('|---|---|---|---|' + labels.map(() => '---|').join(''))
   for (const r of rows) {
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     console.log(`| ${r.name} | ${r.pages} | ${(r.pages / (r.ms / 1000)).toFixed(0)} | ${summary(all)} | ${labels.map((l) => summary(r.byLabel.get(l) ?? [])).join(' | ')} |`)
   }
   if (traf !== null) {
-    console.log('\nAgainst trafilatura\'s text (coverage | purity | Jaccard | share J ≥ 0.6):\n')
+    console.log('\nAgainst trafilatura\'s text (coverage / purity / Jaccard / share J ≥ 0.6):\n')
     console.log('| extractor | all pages |')
     console.log('|---|---|')
     for (const r of rows) if (r.vsTrafilatura.length > 0) console.log(`| ${r.name} | ${summary(r.vsTrafilatura)} |`)
