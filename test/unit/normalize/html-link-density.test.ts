@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { test } from '@fast-check/vitest'
+import fc from 'fast-check'
 import { htmlToText } from '../../../src/normalize/index.js'
 
 const fixture = (name: string): string => readFileSync(join(import.meta.dirname, '../../fixtures/html', `${name}.html`), 'utf8')
@@ -71,5 +73,29 @@ describe('htmlToText link density', () => {
   })
   it('checks the option type', () => {
     expect(() => htmlToText('<p>x</p>', { linkDensity: 'yes' as unknown as boolean })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }))
+  })
+})
+
+describe('htmlToText link density: law', () => {
+  // Words of CJK text and Latin letters: no markup characters, never blank.
+  const word = fc.array(fc.constantFrom('软件', '更新', '文档', '首页', '设置', 'Linux', 'shell', '密码', '网络', '系统'), { minLength: 1, maxLength: 4 }).map((w) => w.join(''))
+  // A sentence: plain text around at most two links, the plain text at least as long as the links
+  // (prose, never "nothing but links").
+  const sentence = fc.tuple(word, fc.array(fc.tuple(word, word), { maxLength: 2 })).map(([head, parts]) =>
+    head + parts.map(([link, text]) => `<a href="/l">${link}</a>${text}${text}${link}`).join('') + '。')
+  const prose = fc.array(sentence, { minLength: 1, maxLength: 4 }).map((ss) => ss.map((s) => `<p>${s}</p>`).join(''))
+  // A menu or table of contents: at least three links and nothing else, in one of the usual shapes.
+  const menu = fc.tuple(fc.array(word, { minLength: 3, maxLength: 12 }), fc.constantFrom('ul', 'dl', 'div', 'table')).map(([items, shape]) => {
+    const a = (t: string) => `<a href="/m">${t}</a>`
+    if (shape === 'ul') return `<ul>${items.map((t) => `<li>${a(t)}</li>`).join('')}</ul>`
+    if (shape === 'dl') return `<dl>${items.map((t) => `<dt><span>${a(t)}</span></dt>`).join('')}</dl>`
+    if (shape === 'div') return `<div>${items.map((t) => `<div>${a(t)}</div>`).join('')}</div>`
+    return `<table>${items.map((t) => `<tr><td>${a(t)}</td></tr>`).join('')}</table>`
+  })
+
+  test.prop([prose, menu, fc.boolean()])('a link-only block next to prose leaves the prose\'s text exactly as without it', (p, m, before) => {
+    const alone = htmlToText(`<body><div class="page"><div>${p}</div></div></body>`)
+    const withMenu = htmlToText(`<body><div class="page">${before ? m : ''}<div>${p}</div>${before ? '' : m}</div></body>`)
+    expect(withMenu).toBe(alone)
   })
 })
