@@ -1,7 +1,8 @@
 import type { Decision } from '../types.js'
 
 /**
- * The decision record as JSONL: snake_case keys, this exact order, one line.
+ * The decision record as JSONL: snake_case keys, this exact order, one line. Fields are only ever
+ * added at the end (`resemblance` came after `rule`), so readers keyed by name keep working.
  * @example formatDecision(decision) // '{"id":"a","line":1,"status":"unique",…}'
  */
 export function formatDecision(d: Decision): string {
@@ -16,5 +17,6 @@ export function formatDecision(d: Decision): string {
     simhash: d.simhash,
     reason: d.reason,
     rule: d.rule,
+    resemblance: d.resemblance === null ? null : Math.round(d.resemblance * 1000) / 1000,
   })
 }
