@@ -8,7 +8,7 @@ type Command = (args: string[], io: CliIO) => Promise<number>
 const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }> = {
   index: { load: async () => (await import('./commands/index-jsonl.js')).indexCommand, summary: 'deduplicate and index a JSONL file (or - for stdin)' },
   fingerprint: { load: async () => (await import('./commands/fingerprint.js')).fingerprintCommand, summary: 'print the SimHash of a text' },
-  compare: { load: async () => (await import('./commands/fingerprint.js')).compareCommand, summary: 'distance and shared terms of two texts' },
+  compare: { load: async () => (await import('./commands/fingerprint.js')).compareCommand, summary: 'the decision index makes for two texts, its rule and evidence, shared terms' },
   reconcile: { load: async () => (await import('./commands/inspect.js')).reconcileCommand, summary: 'merge near-duplicate clusters that concurrent indexers left apart' },
   clusters: { load: async () => (await import('./commands/inspect.js')).clustersCommand, summary: 'the largest duplicate clusters' },
   cluster: { load: async () => (await import('./commands/inspect.js')).clusterCommand, summary: 'members of a cluster (by any member\'s id), with distances and layers' },
@@ -24,7 +24,11 @@ Usage: simdup <command> [options]   (simdup <command> --help for its options)
 Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`).join('\n')}
 
-Environment: ES_URL, ES_API_KEY, ES_USERNAME / ES_PASSWORD, ES_CA_CERT (Elasticsearch commands).
+Environment: ES_URL, ES_API_KEY, ES_USERNAME / ES_PASSWORD, ES_CA_CERT (Elasticsearch commands;
+prefer them to credentials as arguments, which other users see in \`ps\`).
+
+Exit codes: 0 done, 1 fatal (store down or corrupt, output not writable), 2 usage or input error
+(bad flag, unreadable input, every input line rejected, an id not in the store).
 `
 
 /**
