@@ -36,7 +36,9 @@ How a duplicate is found, in this order (the decision's layer and rule say which
                      rules: 0 to 3 (default 3; up to blocks − min-match). It does not limit the
                      url, exact and minhash routes: a minhash match can show a distance above k.
   --out FILE         decisions JSONL (default: stdout). Written to a temporary file beside FILE
-                     and renamed at the end: FILE is whole or, after a failed run, unchanged
+                     and renamed at the end: never a partial line; after a store failure it holds
+                     the decisions made (and stored) until then; after an output failure, or
+                     when the input cannot be read, FILE is left as it was
   --rejects FILE     rejected lines with reasons and the start of the raw line (default: next to
                      --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
                      rejected line's reason is in its decision)
@@ -239,6 +241,12 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     }
     return 0
   } catch (err) {
+    if (!(err instanceof OutputError) && docs > 0) {
+      // The store (or anything but the output) failed: keep the whole lines written so far. Each
+      // was emitted after its batch was stored, so every decision in --out is in the store.
+      for (const f of [out, rejects] as (OutputFile | null)[]) await f?.commit().catch(() => undefined)
+      committed = true
+    }
     if (err instanceof OutputError && err.closedPipe && out === null) {
       // `simdup index … | head`: the reader is gone. What was decided is stored; stop quietly.
       if (!values.quiet) io.stderr.write(`simdup index: standard output closed after ${docs} decision(s); stopped (the store keeps what was decided)\n`)
