@@ -2,6 +2,7 @@ import {
   createDeduplicator, deleteDocuments, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
   type FingerprintRecord, type FingerprintStore,
 } from '../../index.js'
+import { terminalSafeJson } from '../../io/decisions.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
@@ -51,7 +52,7 @@ export async function clustersCommand(args: string[], io: CliIO): Promise<number
   return withStore(values, io, async (store) => {
     await store.refresh()
     const clusters = await store.topClusters(top, minSize)
-    if (values.json) io.stdout.write(JSON.stringify({ clusters, documents: await store.count() }) + '\n')
+    if (values.json) io.stdout.write(terminalSafeJson({ clusters, documents: await store.count() }) + '\n')
     else {
       io.stdout.write(`${'size'.padStart(8)}  cluster\n`)
       for (const c of clusters) io.stdout.write(`${String(c.size).padStart(8)}  ${printable(c.clusterId)}\n`)
@@ -99,7 +100,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       text: texts.get(m.id) ?? null,
     }))
     if (values.json) {
-      io.stdout.write(JSON.stringify({ clusterId, size: members.length, members: rows }) + '\n')
+      io.stdout.write(terminalSafeJson({ clusterId, size: members.length, members: rows }) + '\n')
       return 0
     }
     io.stdout.write(`cluster ${printable(clusterId)}: ${members.length} member(s)\n`)
@@ -140,7 +141,7 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
     const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version)
     const texts = await fetchTexts(store, [ida, idb], values['text-field'] ?? 'content')
     if (values.json) {
-      io.stdout.write(JSON.stringify({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
+      io.stdout.write(terminalSafeJson({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
       return 0
     }
     io.stdout.write(report.lines.map(printable).join('\n') + '\n')
@@ -185,7 +186,7 @@ export async function deleteCommand(args: string[], io: CliIO): Promise<number> 
     const found = await store.get(positionals)
     const notFound = [...new Set(positionals.filter((id) => !found.has(id)))]
     const result = await deleteDocuments(createDeduplicator({ store }), positionals)
-    io.stdout.write(values.json ? JSON.stringify({ ...result, notFound }) + '\n' : `deleted ${result.deleted}, re-pointed ${result.reassigned} record(s)\n`)
+    io.stdout.write(values.json ? terminalSafeJson({ ...result, notFound }) + '\n' : `deleted ${result.deleted}, re-pointed ${result.reassigned} record(s)\n`)
     if (notFound.length === 0) return 0
     io.stderr.write(`simdup delete: not in the ${describeStore(values, io)}: ${notFound.map(printable).join(', ')}\n`)
     return 2
@@ -203,7 +204,7 @@ export async function reconcileCommand(args: string[], io: CliIO): Promise<numbe
     const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total, label: 'scanned' })
     const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
     progress.finish()
-    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
+    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
     return 0
   })
 }

@@ -246,7 +246,14 @@ describe('11.7 ids are printed escaped', () => {
   test('ESC sequences and newlines in ids cannot paint or forge lines on the terminal', async () => {
     const evil = 'x\u001b[2J\u001b[31mred\nfake line\u009b'
     const input = [JSON.stringify({ id: evil, content: ARTICLE_A }), JSON.stringify({ id: `${evil}2`, content: ARTICLE_A })].join('\n')
-    expect((await cli(['index', '-', '--store', 'evil', '--quiet'], input)).code).toBe(0)
+    const indexed = await cli(['index', '-', '--store', 'evil', '--quiet'], input)
+    expect(indexed.code).toBe(0)
+    // the decisions (JSON) on a terminal: same values once parsed, no raw control character
+    expect(lines(indexed.stdout).map((d) => d.id)).toEqual([evil, `${evil}2`])
+    for (const args of [[], ['cluster', evil, '--json'], ['explain', evil, `${evil}2`, '--json']]) {
+      const out = args.length === 0 ? indexed.stdout : (await cli([...args, '--store', 'evil'])).stdout
+      expect([out.includes('\u001b'), out.includes('\u009b'), out.includes('\\u009b')]).toEqual([false, false, true])
+    }
     for (const args of [['clusters'], ['cluster', evil], ['cluster', `${evil}2`], ['explain', evil, `${evil}2`]]) {
       const r = await cli([...args, '--store', 'evil'])
       expect(r.code).toBe(0)
