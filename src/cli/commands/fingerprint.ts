@@ -15,8 +15,10 @@ import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../anal
 
 export const FINGERPRINT_HELP = `simdup fingerprint <text | @file | -> [--json]
 
-Prints the 64-bit SimHash of a text (16 hex digits); --json adds blocks, short-text flag,
-top-weighted terms and the fingerprint version.
+Prints the 64-bit SimHash of a text (16 hex digits).
+
+  --json             also the index blocks, the short-text flag, the 20 heaviest terms with
+                     their weights, and the fingerprint version
 ${ANALYZER_HELP}`
 
 export const COMPARE_HELP = `simdup compare <a> <b> [--json] [--k 3] [--no-minhash]

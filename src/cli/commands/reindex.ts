@@ -27,8 +27,8 @@ redone (--restart forces it).
   --id-field F       source field holding the id (default _id; --dest only)
   --sort FIELD       walk in ascending FIELD order (date, number or keyword): the earliest
                      document becomes the cluster's representative (default: index order)
-  --slices N         parallel sliced readers, merged back into one order (default 1)
-  --batch N          documents per batch: one lookup, one write, one checkpoint (default 500)
+  --slices N         parallel sliced readers, merged back into one order: 1 to 64 (default 1)
+  --batch N          documents per batch, one lookup + write + checkpoint: 1 to 10000 (500)
   --window DUR       only match documents at most DUR earlier by --sort (a date field), e.g. 7d
   --checkpoint FILE  progress file (default .simdup/reindex-<source>-<dest|in-place>.json)
   --rejects FILE     rejected documents, JSONL (default: the checkpoint with .rejects.jsonl)
@@ -39,7 +39,7 @@ redone (--restart forces it).
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
-  --workers N        worker threads for fingerprinting (default 1: in-process)
+  --workers N        worker threads for fingerprinting: 1 to 64 (default 1: in-process)
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
 Elasticsearch:
@@ -47,6 +47,9 @@ Elasticsearch:
   --es-api-key KEY   API key (env ES_API_KEY); or env ES_USERNAME + ES_PASSWORD
   --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)
   Credentials given as arguments are visible in \`ps\`: prefer the environment variables.
+
+Exit codes: 0 done (or already done), 130 stopped by Ctrl-C (run again to continue),
+2 usage error, 1 fatal (Elasticsearch down or refusing; the checkpoint keeps what is done).
 
 Example:
   simdup reindex --es http://127.0.0.1:9200 --source news --dest news-dedup \\
