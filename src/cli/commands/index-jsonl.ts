@@ -193,6 +193,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         }
         if (d.line !== null) raw.delete(d.line)
       }
+      docs += decisions.length // decided and stored, whether or not the output takes them
       if (out === null) {
         io.stdout.write(text)
         await io.stdout.flush?.()
@@ -201,7 +202,6 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         rejects ??= await openOutputFile(rejectsPath, `rejects file ${rejectsArg}`)
         await rejects.write(rejectText)
       }
-      docs += decisions.length
       progress.update(bytes, docs)
     }
     // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
@@ -249,7 +249,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     }
     if (err instanceof OutputError && err.closedPipe && out === null) {
       // `simdup index … | head`: the reader is gone. What was decided is stored; stop quietly.
-      if (!values.quiet) io.stderr.write(`simdup index: standard output closed after ${docs} decision(s); stopped (the store keeps what was decided)\n`)
+      if (!values.quiet) io.stderr.write(`simdup index: standard output closed; stopped after deciding ${docs} line(s), all of them stored\n`)
       return 0
     }
     throw err
