@@ -1,4 +1,4 @@
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
+import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { OutputError } from './io.js'
 
@@ -27,8 +27,10 @@ export async function openOutputFile(path: string, label: string): Promise<Outpu
   const existing = await stat(path).catch(() => null)
   const direct = existing !== null && !existing.isFile()
   if (existing?.isDirectory() === true) fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }))
+  // A symbolic link is written through: the rename replaces the file it points to, not the link.
+  const target = existing === null ? path : await realpath(path)
   // Dot-named and pid-tagged: hidden from globs like *.jsonl, and two runs never share one.
-  const temp = direct ? path : join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
+  const temp = direct ? target : join(dirname(target), `.${basename(target)}.${process.pid}.tmp`)
   const handle: FileHandle = await open(temp, 'w').catch(fail)
   let closed = false
   const close = async () => {
@@ -53,7 +55,7 @@ export async function openOutputFile(path: string, label: string): Promise<Outpu
           if (!direct) throw err // (character devices and FIFOs cannot fsync)
         })
         await close()
-        if (!direct) await rename(temp, path)
+        if (!direct) await rename(temp, target)
       } catch (err) {
         fail(err)
       }

@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises'
+import { open, stat, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
 import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/options.js'
@@ -162,10 +162,11 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       throw versionMismatch(pool.version, dedup.version)
     }
     const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
-    if (outPath !== null) out = await openOutputFile(outPath, `decisions file ${values.out}`)
     // Rejects go next to --out, or where --rejects says; with decisions on stdout, only where asked.
     const rejectsArg = values.rejects ?? (outPath === null ? null : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl'))
     const rejectsPath = rejectsArg === null ? null : resolve(io.cwd, rejectsArg)
+    await refuseOverwritingInput(inputFile, [['--out', outPath], ['--rejects', rejectsPath]], outPath !== null && outPath === rejectsPath)
+    if (outPath !== null) out = await openOutputFile(outPath, `decisions file ${values.out}`)
     const progress = createProgress({
       write: (t) => (values.quiet ? undefined : io.stderr.write(t)),
       isTTY: io.stderr.isTTY === true,
@@ -259,6 +260,17 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     // open, options were refused).
     await (await poolStart?.catch(() => null))?.close()
     await opened?.store.close()
+  }
+}
+
+/** Refuses outputs that are the input file (they would replace it) or each other. */
+async function refuseOverwritingInput(input: { handle: FileHandle } | null, outputs: [string, string | null][], same: boolean): Promise<void> {
+  if (same) throw new UsageError('--out and --rejects name the same file.')
+  if (input === null) return
+  const inStat = await input.handle.stat()
+  for (const [flag, path] of outputs) {
+    const st = path === null ? null : await stat(path).catch(() => null)
+    if (st !== null && st.isFile() && st.dev === inStat.dev && st.ino === inStat.ino) throw new UsageError(`${flag} is the input file: it would be replaced; choose another file.`)
   }
 }
 

@@ -1,7 +1,7 @@
 // The CLI as a newcomer meets it (issue 14): one answer for one pair, self-explaining decisions,
 // errors in the user's words with a pointer to --help, exit codes that say what happened.
 import { describe, expect, test, beforeAll } from 'vitest'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
@@ -151,6 +151,27 @@ describe('14.5 inputs that cannot be read: one line, exit 2', () => {
       expect((await cli(['index', input, '--out', 'kept.jsonl', '--store', 'x5'])).code).toBe(2)
       expect(readFileSync(join(dir, 'kept.jsonl'), 'utf8')).toBe('earlier decisions\n')
     }
+  })
+})
+
+describe('11.4 output files', () => {
+  test('--out (or --rejects) naming the input file is refused before anything is written; the input stays whole', async () => {
+    writeFileSync(join(dir, 'self.jsonl'), JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
+    const before = readFileSync(join(dir, 'self.jsonl'), 'utf8')
+    const r = await cli(['index', 'self.jsonl', '--out', 'self.jsonl', '--store', 'self'])
+    expect([r.code, r.stderr]).toEqual([2, 'simdup index: --out is the input file: it would be replaced; choose another file.\nsee simdup index --help\n'])
+    expect((await cli(['index', 'self.jsonl', '--out', 'o-self.jsonl', '--rejects', 'self.jsonl', '--store', 'self'])).code).toBe(2)
+    expect(readFileSync(join(dir, 'self.jsonl'), 'utf8')).toBe(before)
+  })
+  test('a symbolic link as --out is written through (the link stays a link); no temporary file is left', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-link-'))
+    writeFileSync(join(work, 'real.jsonl'), 'old\n')
+    symlinkSync('real.jsonl', join(work, 'link.jsonl'))
+    const input = JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n'
+    expect(await run(['index', '-', '--out', 'link.jsonl', '--store', 's', '--quiet'], fakeIO(work, input).io)).toBe(0)
+    expect(lstatSync(join(work, 'link.jsonl')).isSymbolicLink()).toBe(true)
+    expect(lines(readFileSync(join(work, 'real.jsonl'), 'utf8'))).toMatchObject([{ id: 'a', status: 'unique' }])
+    expect(readdirSync(work).sort()).toEqual(['link.jsonl', 'real.jsonl', 's'])
   })
 })
 
