@@ -1,6 +1,6 @@
 import { describe, expect, test, beforeAll } from 'vitest'
-import { spawnSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -102,6 +102,29 @@ describe('the simdup binary', () => {
         closeSync(full)
       }
     })
+    test('Ctrl-C: stops after the batches in flight with exit 130; --out holds whole lines, each one stored; no temporary file left', async () => {
+      const work = mkdtempSync(join(tmpdir(), 'simdup-sigint-'))
+      writeFileSync(join(work, 'big.jsonl'), Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ id: `b${i}`, content: `第${i}号文档，编号${i * 7}。` })).join('\n') + '\n')
+      const child = spawn(process.execPath, [BIN, 'index', 'big.jsonl', '--out', 'out.jsonl', '--store', 'st', '--batch', '50', '--quiet'], { cwd: work, env: { ...process.env, ES_URL: '' } })
+      let stderr = ''
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      // Signal once some decisions are written (the temporary file beside --out has grown).
+      const temp = join(work, `.out.jsonl.${child.pid}.tmp`)
+      for (let i = 0; i < 600 && (statSync(temp, { throwIfNoEntry: false })?.size ?? 0) < 10_000; i++) await new Promise((r) => setTimeout(r, 50))
+      child.kill('SIGINT')
+      expect(await exited).toBe(130)
+      const out = readFileSync(join(work, 'out.jsonl'), 'utf8')
+      expect(out.endsWith('\n')).toBe(true)
+      const decided = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; line: number })
+      expect(decided.length).toBeGreaterThan(0)
+      expect(decided.length).toBeLessThan(30_000)
+      expect(decided.map((d) => d.line)).toEqual(decided.map((_, i) => i + 1))
+      expect(stderr).toContain(`stopped by a signal after deciding ${decided.length} line(s)`)
+      expect(readdirSync(work).sort()).toEqual(['big.jsonl', 'out.jsonl', 'st'])
+      const stored = JSON.parse(simdup(['clusters', '--store', 'st', '--json'], work).stdout) as { documents: number }
+      expect(stored.documents).toBe(decided.length)
+    }, 60_000)
     test('--out on a full device: the error names the file', () => {
       const r = simdup(['index', many(), '--store', 'p3', '--out', '/dev/full'], dir)
       expect(r.status).toBe(1)

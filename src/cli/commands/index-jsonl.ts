@@ -57,8 +57,11 @@ How a duplicate is found, in this order (the decision's layer and rule say which
 ${ANALYZER_HELP}
 ${STORE_HELP}
 
+Ctrl-C (or SIGTERM) stops after the batches in flight: the output files hold whole lines, every
+decision in them is stored, exit 130; a second Ctrl-C kills the run at once.
+
 Exit codes: 0 done (some lines may be rejected), 2 usage error, unreadable input, or every
-line rejected (not JSONL?), 1 fatal (store or output failed; the message names it).`
+line rejected (not JSONL?), 1 fatal (store or output failed; the message names it), 130 stopped.`
 
 const FLAGS = {
   out: { type: 'string' },
@@ -145,6 +148,12 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   let rejects: OutputFile | null = null
   let committed = false
   let docs = 0
+  // First Ctrl-C (or SIGTERM): finish the batches in flight, write whole output files, exit 130.
+  // A second one ends the process as usual (the temporary output file is left behind).
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
   try {
     opened = await openStoreFromFlags(values, io)
     const store = opened.store
@@ -214,6 +223,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         if (batch.length >= batchSize) {
           yield batch
           batch = []
+          if (stop.signal.aborted) return
         }
       }
       if (batch.length > 0) yield batch
@@ -235,6 +245,10 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       const where = summary.rejected === 0 ? '' : rejectsPath !== null ? `\nrejects: ${rejectsPath}` : '\nrejected lines: each one\'s reason is in its decision (--rejects FILE also keeps the raw lines)'
       io.stderr.write(formatSummary(summary, progress.elapsedSeconds(), threads) + where + '\n')
     }
+    if (stop.signal.aborted) {
+      io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run again to do the rest (re-indexed ids are updated)\n`)
+      return 130
+    }
     if (summary.docs > 0 && summary.rejected === summary.docs) {
       const reject = firstReject as { reason: string; raw: string } | null
       io.stderr.write(`simdup index: ${allRejectedMessage(input, summary.docs, reject)}\n`)
@@ -255,6 +269,8 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     }
     throw err
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     if (!committed) for (const f of [out, rejects] as (OutputFile | null)[]) await f?.abort()
     // The pool stops however the run ended, also one that never got to run (the store did not
     // open, options were refused).
