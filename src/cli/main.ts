@@ -28,7 +28,8 @@ Environment: ES_URL, ES_API_KEY, ES_USERNAME / ES_PASSWORD, ES_CA_CERT (Elastics
 prefer them to credentials as arguments, which other users see in \`ps\`).
 
 Exit codes: 0 done, 1 fatal (store down or corrupt, output not writable), 2 usage or input error
-(bad flag, unreadable input, every input line rejected, an id not in the store).
+(bad flag, unreadable input, every input line rejected, an id not in the store), 130 stopped by
+Ctrl-C (index, reindex: run again to continue).
 `
 
 /**
