@@ -146,6 +146,7 @@ export class Deduplicator {
         simhash: fingerprintToHex(d.fingerprint),
         reason: null,
         rule: match === null ? null : match.rule,
+        resemblance: match === null ? null : match.resemblance,
       }
     })
   }
@@ -177,6 +178,7 @@ function rejected(id: string | null, line: number | null, reason: string): Decis
     simhash: null,
     reason: where + reason,
     rule: null,
+    resemblance: null,
   }
 }
 
