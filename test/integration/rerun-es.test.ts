@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, createElasticsearchStore, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../src/index.js'
@@ -182,15 +182,17 @@ describe('indices written before records carried a sequence', () => {
 describe('simdup index --es killed with SIGKILL and run again decides as one clean run', () => {
   /**
    * `simdup index --es` through the binary; with `killAfterLines`, SIGKILLed once its decisions
-   * file holds that many lines (a batch's decisions are written after its records are acknowledged,
+   * (temporary) file holds that many lines (a batch's decisions are written after its records are acknowledged,
    * so the kill lands after that many documents reached the index, often mid-way through the next batch).
    */
   function index(input: string, indexName: string, out: string, killAfterLines?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
     const child = spawn(process.execPath, [BIN, 'index', input, '--es', es.url, '--index', indexName, '--out', out, '--batch', '50', '--workers', '1', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    // Decisions go to a temporary file beside --out while the run lasts (renamed at the end).
+    const temp = join(dirname(out), `.${basename(out)}.${child.pid}.tmp`)
     const timer = killAfterLines === undefined ? undefined : setInterval(() => {
-      void readFile(out, 'utf8').then(
+      void readFile(temp, 'utf8').catch(() => readFile(out, 'utf8')).then(
         (text) => {
           if (text.split('\n').length > killAfterLines && child.exitCode === null) child.kill('SIGKILL')
         },
