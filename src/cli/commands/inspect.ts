@@ -18,13 +18,18 @@ export const INSPECT_HELP = {
   reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nFinds near-duplicate pairs left in different clusters (two indexers writing at once) and merges\neach later cluster into the earlier one. Idempotent.\n${STORE_HELP}`,
 }
 
-async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
-  const { store, kind } = await openStoreFromFlags(values, io)
+async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false): Promise<T> {
+  const { store, kind } = await openStoreFromFlags(values, io, { readOnly })
   try {
     return await fn(store, kind)
   } finally {
     await store.close()
   }
+}
+
+/** `withStore` for commands that only read: nothing is created, locked or repaired; a missing store or index is NOT_FOUND. */
+async function withStoreReadOnly<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
+  return withStore(values, io, fn, true)
 }
 
 /** Texts of documents from an Elasticsearch index's _source (empty for the embedded store). */
@@ -48,7 +53,7 @@ export async function clustersCommand(args: string[], io: CliIO): Promise<number
   if (values.help) return void io.stdout.write(INSPECT_HELP.clusters + '\n'), 0
   const top = intFlag(values.top, 'top', 20, 1, 10_000)
   const minSize = intFlag(values['min-size'], 'min-size', 2, 1, 1_000_000_000)
-  return withStore(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     const clusters = await store.topClusters(top, minSize)
     if (values.json) io.stdout.write(JSON.stringify({ clusters, documents: await store.count() }) + '\n')
@@ -68,7 +73,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length !== 1) throw new UsageError(`Expected one cluster id.\n\n${INSPECT_HELP.cluster}`)
   const id = positionals[0]!
   const limit = intFlag(values.limit, 'limit', 1000, 1, 10_000)
-  return withStore(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     const members = await store.members(id, limit)
     if (members.length === 0) {
@@ -112,7 +117,7 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
   if (values.help) return void io.stdout.write(INSPECT_HELP.explain + '\n'), 0
   if (positionals.length !== 2) throw new UsageError(`Expected two document ids.\n\n${INSPECT_HELP.explain}`)
   const k = intFlag(values.k, 'k', 3, 0, 3)
-  return withStore(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     const [ida, idb] = positionals as [string, string]
     const got = await store.get([ida, idb])
