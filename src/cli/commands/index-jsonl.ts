@@ -6,6 +6,7 @@ import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/option
 import { createDeduplicator } from '../../engine/deduplicator.js'
 import { createPreparePool, fromPortable, versionMismatch } from '../../engine/prepare-pool.js'
 import { runBatches } from '../../engine/pipeline.js'
+import { batchesOf, DEFAULT_BATCH_LIMITS } from '../../engine/batches.js'
 import type { DedupStatsSnapshot } from '../../engine/stats.js'
 import { parseJsonLine, readLines, type JsonlLine } from '../../io/jsonl.js'
 import { formatDecision } from '../../io/decisions.js'
@@ -28,6 +29,8 @@ per non-blank input line, in input order.
                      simdup-rejects.jsonl when decisions go to stdout)
   --k N              max Hamming distance of a near-duplicate (default 3, at most blocks − min-match)
   --batch N          documents per store round trip (default 500)
+  --batch-mb N       input MiB per batch, whichever limit comes first (default 64): bounds
+                     memory for large documents
   --blocks M         fingerprint blocks in the index (default 4; fixed per index)
   --min-match S      blocks that must be equal for a candidate (default 1; k ≤ M − S)
   --window DUR       only match documents indexed within DUR (e.g. 7d, 12h)
@@ -47,6 +50,7 @@ const FLAGS = {
   rejects: { type: 'string' },
   k: { type: 'string' },
   batch: { type: 'string' },
+  'batch-mb': { type: 'string' },
   window: { type: 'string' },
   title: { type: 'boolean' },
   'no-url': { type: 'boolean' },
@@ -72,6 +76,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   if (input === undefined || positionals.length > 1) throw new UsageError(`Expected one input file (or - for stdin).\n\n${INDEX_HELP}`)
   const k = intFlag(values.k, 'k', 3, 0, 32)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
+  const batchBytes = intFlag(values['batch-mb'], 'batch-mb', DEFAULT_BATCH_LIMITS.batchBytes / 2 ** 20, 1, 4096) * 2 ** 20
   const workersFlag = values.workers ?? 'auto'
   if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
   const workers = workersFlag === 'auto' ? undefined : intFlag(workersFlag, 'workers', 1, 1, 64)
@@ -154,19 +159,15 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       progress.update(bytes, docs)
     }
     // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
-    const batches = async function* () {
-      let batch: JsonlLine[] = []
+    const lines = async function* () {
       for await (const l of readLines(counted)) {
-        raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
-        batch.push(l)
-        if (batch.length >= batchSize) {
-          yield batch
-          batch = []
-        }
+        // A copy, not a slice: a slice would keep the whole line alive until its decision is out.
+        raw.set(l.line, 'text' in l ? Buffer.from(l.text.slice(0, 200)).toString() : '')
+        yield l
       }
-      if (batch.length > 0) yield batch
     }
-    await runBatches(batches(), {
+    const lineBytes = (l: JsonlLine) => ('text' in l ? Buffer.byteLength(l.text) : 0)
+    await runBatches(batchesOf(lines(), { batchSize, batchBytes }, lineBytes), {
       prepare: (lines) => (pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)),
       decide: (items) => dedup.decide(items),
       emit,

@@ -77,3 +77,27 @@ describe('read-only commands and the store log', () => {
     expect(JSON.parse(clusters.stdout)).toMatchObject({ documents: 1 })
   })
 })
+
+describe('simdup index batches by bytes as well as by documents', () => {
+  /** Frames in a store log: one per batch the run wrote. */
+  function frames(log: string): number {
+    const bytes = readFileSync(log)
+    let n = 0
+    for (let at = 16; at < bytes.length; at += 12 + bytes.readUInt32LE(at)) n++
+    return n
+  }
+
+  test('--batch-mb cuts a batch once it holds that many MiB of input; the default (64) keeps small files in one batch', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simdup-store-cli-'))
+    // Three lines of 0.625 MB (225 k characters, nearly all 3-byte UTF-8): with 1 MiB batches, 1 + 1 + 1.
+    const docs = ['春', '夏', '秋'].map((c, i) => JSON.stringify({ id: `big-${i}`, content: `${c}天的故事第${i}章。`.repeat(25_000) }))
+    writeFileSync(join(dir, 'big.jsonl'), docs.join('\n') + '\n')
+    const small = await cli(['index', 'big.jsonl', '--out', 'a.jsonl', '--store', 'a', '--quiet'], dir)
+    expect(small.code, small.stderr).toBe(0)
+    expect(frames(join(dir, 'a', LOG_FILE))).toBe(1)
+    const cut = await cli(['index', 'big.jsonl', '--out', 'b.jsonl', '--store', 'b', '--quiet', '--batch-mb', '1'], dir)
+    expect(cut.code, cut.stderr).toBe(0)
+    expect(frames(join(dir, 'b', LOG_FILE))).toBe(3)
+    expect(readFileSync(join(dir, 'b.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'a.jsonl'), 'utf8'))
+  })
+})
