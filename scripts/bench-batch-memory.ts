@@ -6,7 +6,9 @@
  * and peak memory grows with the number of lines. maxRSS is the process's (worker threads
  * included), from `process.resourceUsage()` at exit.
  *
- *   npx tsx scripts/bench-batch-memory.ts [--lines 12,24,48] [--mb 7] [--batch-mb 64] [--workers 1]
+ *   npx tsx scripts/bench-batch-memory.ts [--lines 12,24,48] [--mb 7] [--batch-mb 64|none] [--workers 1]
+ *
+ * `--batch-mb none` passes no --batch-mb (to measure a build from before the flag existed).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -55,7 +57,7 @@ for (const lines of values.lines.split(',').map(Number)) {
   const store = join(dir, 'store')
   rmSync(store, { recursive: true, force: true })
   const started = performance.now()
-  const r = spawnSync(process.execPath, ['--import', preload, bin, 'index', path, '--store', store, '--out', '/dev/null', '--quiet', '--workers', values.workers, '--batch-mb', values['batch-mb']], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, ['--import', preload, bin, 'index', path, '--store', store, '--out', '/dev/null', '--quiet', '--workers', values.workers, ...(values['batch-mb'] === 'none' ? [] : ['--batch-mb', values['batch-mb']])], { encoding: 'utf8' })
   const seconds = (performance.now() - started) / 1000
   const rss = /maxRSS (\d+)/.exec(r.stderr)
   if (r.status !== 0 || rss === null) throw new Error(`simdup index failed (${r.status}): ${r.stderr}`)
