@@ -37,7 +37,7 @@ export function formatDamage(d: LogDamageReport, dir: string): string {
   if (d.cut) {
     return `simdup: warning: ${d.path} had a damaged tail (what a crash mid-write leaves; its records were never acknowledged): cut ${what}.${d.savedTo === null ? '' : ` The bytes were copied to ${d.savedTo}.`}\n`
   }
-  return `simdup: warning: ${d.path} has a damaged tail that was not read: ${what}. It is left in the file; \`simdup store repair --store ${dir}\` cuts it (copying the log aside first).\n`
+  return `simdup: warning: ${d.path} has a damaged tail that was not read: ${what}. It is left in the file; \`simdup store repair --store ${dir}\` cuts it (copying the log aside first). (If simdup index is writing to this store right now, that is its unfinished write.)\n`
 }
 
 /**
