@@ -15,7 +15,8 @@ import { DedupError } from '../errors.js'
  * crash mid-write leaves: no put was acknowledged for it. A writable open cuts it off, after
  * copying its bytes to `store.log.cut-<offset>`, and reports it (`ReplayResult.damage`); a
  * read-only open leaves the file alone and reports it too. A bad frame followed by more data is
- * corruption and fails with STORE_CORRUPT naming its offset; `repairLog` keeps the valid prefix.
+ * corruption and fails with STORE_CORRUPT naming its offset; `checkLog` finds the valid prefix
+ * and `truncateLog` keeps only it (`simdup store repair`).
  * All integers little-endian.
  */
 

@@ -601,7 +601,7 @@ function checkIds(ids: readonly string[]): readonly string[] {
 
 /**
  * Opens the embedded store: in memory only without `dir`; with `dir`, backed by an append-only,
- * fsync'd log there (replayed on open, torn tail truncated, compacted when half dead) and
+ * fsync'd log there (replayed on open; a torn tail cut, saved aside and reported in `stats().damage`; compacted when half dead) and
  * locked against a second writer process.
  *
  * @example
