@@ -60,6 +60,21 @@ describe('read-only commands and the store log', () => {
     expect((await cli(['store', 'check', '--store', 'st'], dir)).code).toBe(0)
   })
 
+  test('a damaged last frame met by simdup index: cut, reported on stderr with bytes and records, its bytes kept aside', async () => {
+    const dir = await indexed()
+    const log = join(dir, 'st', LOG_FILE)
+    const bytes = readFileSync(log)
+    bytes[bytes.length - 5]! ^= 0x01
+    writeFileSync(log, bytes)
+    const r = await cli(['index', 'news.jsonl', '--out', 'again.jsonl', '--store', 'st', '--quiet'], dir)
+    expect(r.code, r.stderr).toBe(0)
+    const m = /store\.log had a damaged tail .*: cut (\d+) byte\(s\) from offset (\d+), holding at least 4 record\(s\): the last frame fails its checksum\. The bytes were copied to (\S+)\.\n/.exec(r.stderr)
+    expect(m, r.stderr).not.toBeNull()
+    const [, cut, offset, savedTo] = m!
+    expect(readFileSync(savedTo!)).toEqual(bytes.subarray(Number(offset)))
+    expect(Number(cut)).toBe(bytes.length - Number(offset))
+  })
+
   test('ids that are not valid Unicode are rejected with a reason naming the field and line; neither becomes a record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'simdup-store-cli-'))
     writeFileSync(join(dir, 'ids.jsonl'), [
