@@ -27,7 +27,7 @@ export async function storeCommand(args: string[], io: CliIO): Promise<number> {
   if (values.help) return void io.stdout.write(STORE_COMMAND_HELP + '\n'), 0
   const action = positionals[0]
   if (positionals.length !== 1 || (action !== 'check' && action !== 'repair')) {
-    throw new UsageError(`Expected \`check\` or \`repair\`.\n\n${STORE_COMMAND_HELP}`)
+    throw new UsageError('Expected `check` or `repair` (simdup store check | simdup store repair).')
   }
   const dir = resolve(io.cwd, values.store ?? '.simdup')
   const result = action === 'check' ? await checkMemoryStore(dir) : await repairMemoryStore(dir)
