@@ -61,6 +61,8 @@ export interface CandidateLimits {
   readonly maxPerKey: number
   /** Records the block route (and, separately, the band route) may contribute. */
   readonly maxBlockCandidates: number
+  /** Records one band term may contribute: its newest. */
+  readonly maxPerBand: number
   /** Drop block-route rows farther than the query's maxDistance. */
   readonly filterBlockDistance: boolean
 }
@@ -338,21 +340,32 @@ export class Tables {
       this.keyRoute(2, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
-    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
+    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, limits.maxPerBand, seen, out)
   }
 
-  /** Records sharing any band term (no popcount filter: bands catch what drifted past k). */
-  private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
+  /**
+   * Records sharing any band term (no popcount filter: bands catch what drifted past k), at most
+   * `perBand` of them per term: its newest. Documents that share content share band terms, so a
+   * term's rows grow with the store (a sentence or a cluster of copies seen thousands of times);
+   * the newest `perBand` keep the cost of a lookup flat and still hold a cluster's recent members.
+   */
+  private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
     let added = 0
-    const visit = (row: number, position: number, value: number): void => {
-      if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since) return
-      if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return
-      seen.add(row)
-      out.push(row)
-      added++
+    let found = 0
+    const visit = (row: number, position: number, value: number): boolean => {
+      if (row === exclude || !this.alive.has(row) || this.time.get(row) < since) return false
+      if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return false
+      if (!seen.has(row)) {
+        if (added >= max) return true
+        seen.add(row)
+        out.push(row)
+        added++
+      }
+      return ++found >= perBand
     }
     for (let i = 0; i < terms.length && added < max; i++) {
       const term = terms[i]
+      found = 0
       if (typeof term === 'string') this.bands.forEachRow(term, visit)
     }
   }

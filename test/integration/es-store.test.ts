@@ -5,13 +5,14 @@ import { inspect } from 'node:util'
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../../src/types.js'
-import { createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, type ElasticsearchStore, type ElasticsearchStoreOptions } from '../../src/store/elasticsearch.js'
+import { createElasticsearchStore, DEDUP_FIELDS_COMPONENT, DEFAULT_ELASTICSEARCH_STORE_OPTIONS, SIMDUP_INDEX_TEMPLATE, type ElasticsearchStore, type ElasticsearchStoreOptions } from '../../src/store/elasticsearch.js'
 import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/blocks.js'
 import { hamming } from '../../src/fingerprint/hamming.js'
 import { acquireElasticsearch } from '../helpers/es-node.js'
 import { slowHamming } from '../helpers/fingerprints.js'
 import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
+import { storeContractBands } from '../store/contract-bands.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
@@ -112,6 +113,7 @@ async function contractStore(): Promise<ElasticsearchStore> {
 
 storeContract('elasticsearch', contractStore)
 storeContractExtra('elasticsearch', contractStore)
+storeContractBands('elasticsearch', contractStore, DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
 
 // ---- helpers ----
 
