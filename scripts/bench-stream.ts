@@ -18,7 +18,8 @@
  * index `simdup-bench-stream-<pid>` that is deleted afterwards. Reported per run: wall time and
  * docs/s of the whole job (startup included), docs/s of the first and the last 10 % of the
  * documents (from the first decided batch on), candidates per lookup (mean, p50, p99, max: every
- * lookup) and verified matches per lookup (candidates `matchCandidate` accepts; every `--sample`-th
+ * lookup), log reads and milliseconds of store lookups per document in those segments, and verified
+ * matches per lookup (candidates `matchCandidate` accepts; every `--sample`-th
  * lookup), with the band route's share, duplicates found, peak RSS.
  */
 import { spawnSync } from 'node:child_process'
@@ -172,6 +173,9 @@ interface RunResult {
   first10DocsPerSecond: number
   last10DocsPerSecond: number
   endVsStart: number
+  /** Log reads (embedded store) and milliseconds in store.candidates per document. */
+  first10PerDoc: { reads: number; lookupMs: number }
+  last10PerDoc: { reads: number; lookupMs: number }
   lookups: number
   candidates: { mean: number; p50: number; p99: number; max: number }
   bandOnlyCandidates: { mean: number; p50: number; p99: number; max: number }
@@ -194,6 +198,16 @@ async function runChild(c: RunConfig): Promise<void> {
   const { indexCommand } = await import('../src/cli/commands/index-jsonl.js')
   const { Deduplicator } = await import('../src/engine/deduplicator.js')
   const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
+  const { LogReader } = await import('../src/store/_log-reader.js')
+  // Positional reads of the embedded store's log (each a readSync): read-backs and confirmations.
+  let reads = 0
+  const proto = LogReader.prototype as unknown as { fill: (...a: unknown[]) => void }
+  const fill = proto.fill
+  proto.fill = function (this: unknown, ...a: unknown[]) {
+    reads++
+    return fill.apply(this, a)
+  }
+  let lookupMs = 0
   type Dedup = InstanceType<typeof Deduplicator>
   type Items = Parameters<Dedup['decide']>[0]
 
@@ -201,14 +215,14 @@ async function runChild(c: RunConfig): Promise<void> {
   const bandOnly = new Uint32Array(c.n)
   const verified: number[] = []
   let lookups = 0
-  const marks: { t: number; docs: number }[] = []
+  const marks: { t: number; docs: number; reads: number; lookupMs: number }[] = []
   let decided = 0
   let duplicates = 0
   let minhashDuplicates = 0
   const wrapped = new WeakSet<object>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
-    if (marks.length === 0) marks.push({ t: performance.now(), docs: 0 })
+    if (marks.length === 0) marks.push({ t: performance.now(), docs: 0, reads: 0, lookupMs: 0 })
     const store = this.options.store
     const o = this.options
     const docs = items.flatMap((it) => (it.ok ? [it.doc] : []))
@@ -217,7 +231,9 @@ async function runChild(c: RunConfig): Promise<void> {
       const original = store.candidates.bind(store)
       let current: typeof docs = []
       store.candidates = async (queries) => {
+        const t = performance.now()
         const answers = await original(queries)
+        lookupMs += performance.now() - t
         answers.forEach((answer, i) => {
           const at = lookups++
           if (at < candidates.length) candidates[at] = answer.length
@@ -246,7 +262,7 @@ async function runChild(c: RunConfig): Promise<void> {
       if (d.rule === 'minhash') minhashDuplicates++
     }
     decided += out.length
-    marks.push({ t: performance.now(), docs: decided })
+    marks.push({ t: performance.now(), docs: decided, reads, lookupMs })
     return out
   }
 
@@ -275,6 +291,13 @@ async function runChild(c: RunConfig): Promise<void> {
   }
   const first = rate(0, Math.round(c.n * 0.1))
   const last = rate(Math.round(c.n * 0.9), c.n)
+  /** Log reads and store lookup milliseconds per document between the same marks. */
+  const perDoc = (from: number, to: number): { reads: number; lookupMs: number } => {
+    const a = marks.find((m) => m.docs >= from)!
+    const b = marks.find((m) => m.docs >= to)!
+    const n = b.docs - a.docs
+    return { reads: Math.round(((b.reads - a.reads) / n) * 100) / 100, lookupMs: Math.round(((b.lookupMs - a.lookupMs) / n) * 1000) / 1000 }
+  }
   const result: RunResult = {
     run: c.minhash ? 'minhash' : 'no-minhash',
     store: c.es === undefined ? 'embedded' : 'elasticsearch',
@@ -284,6 +307,8 @@ async function runChild(c: RunConfig): Promise<void> {
     first10DocsPerSecond: Math.round(first),
     last10DocsPerSecond: Math.round(last),
     endVsStart: Math.round((last / first) * 100) / 100,
+    first10PerDoc: perDoc(0, Math.round(c.n * 0.1)),
+    last10PerDoc: perDoc(Math.round(c.n * 0.9), c.n),
     lookups,
     candidates: percentiles(candidates.subarray(0, Math.min(lookups, candidates.length))),
     bandOnlyCandidates: percentiles(bandOnly.subarray(0, Math.min(lookups, bandOnly.length))),

@@ -352,9 +352,16 @@ export class Tables {
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
     let added = 0
     let found = 0
+    // Rows met under several of the query's terms (a cluster's members share most of them) are
+    // read back once to confirm their tags: the row's canonical band values, by row.
+    const confirmed = new Map<number, Uint32Array | null>()
     const visit = (row: number, position: number, value: number): boolean => {
       if (row === exclude || !this.alive.has(row) || this.time.get(row) < since) return false
-      if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return false
+      if (position >= 0 && this.reader !== null) {
+        let values = confirmed.get(row)
+        if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
+        if (values === null || position >= values.length || values[position] !== value) return false
+      }
       if (!seen.has(row)) {
         if (added >= max) return true
         seen.add(row)
@@ -398,13 +405,14 @@ export class Tables {
     return k === 0 ? v.contentHi === hi && v.contentLo === lo : k === 1 ? v.urlHi === hi && v.urlLo === lo : v.titleHi === hi && v.titleLo === lo
   }
 
-  /** Whether `row`'s entry has canonical band `value` at `position` (tag-only band indexes match 24 bits). */
-  private entryBandIs(row: number, position: number, value: number): boolean {
+  /** `row`'s canonical band values, read back from its entry (tag-only band indexes match 24 bits); null for explicit terms. */
+  private entryBands(row: number): Uint32Array | null {
     const buf = this.locate(row)
     const v = this.entry
-    if (v.bandCount === EXPLICIT_BANDS || position >= v.bandCount) return false
-    const p = v.bandStart + 4 * position
-    return ((buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0) === value
+    if (v.bandCount === EXPLICIT_BANDS) return null
+    const out = new Uint32Array(v.bandCount)
+    for (let i = 0, p = v.bandStart; i < out.length; i++, p += 4) out[i] = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0
+    return out
   }
 
   /**
