@@ -261,3 +261,30 @@ export function addHotBandCandidates(
     }
   }
 }
+
+/**
+ * The pending records (put, not yet searchable) that `q` matches, with the band bound applied to
+ * them too: a record matching by a key or a block stays; one matching only by band terms stays
+ * when it is among the newest `maxPerBand` pending records of one of those terms. (A term may so
+ * bring up to `maxPerBand` pending records besides its newest searchable ones: pending records
+ * are the last seconds of writes.)
+ */
+export function boundPendingBands(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
+  if (q.bands === undefined || q.bands.length === 0 || matches.length === 0) return [...matches]
+  const noBands: CandidateQuery = { ...q, bands: [] }
+  const pc = popcount64(q.fingerprint)
+  const taken = new Map<string, number>()
+  const out: FingerprintRecord[] = []
+  for (const r of [...matches].sort((a, b) => b.indexedAt - a.indexedAt)) {
+    let keep = matchesCandidateQuery(r, noBands, pc)
+    for (const b of q.bands) {
+      if (r.bands === undefined || !r.bands.includes(b)) continue
+      const n = taken.get(b) ?? 0
+      if (n >= maxPerBand) continue
+      taken.set(b, n + 1)
+      keep = true
+    }
+    if (keep) out.push(r)
+  }
+  return out
+}

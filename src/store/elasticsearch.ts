@@ -16,7 +16,7 @@ import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource }
 import { canMatch, candidateQuery, candidateSearchBody } from './_es-query.js'
 import { PendingWrites } from './_es-pending.js'
 import {
-  UNION_PAGE, addHotBandCandidates, assignCandidates, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
+  UNION_PAGE, addHotBandCandidates, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_es-lookup.js'
 import { checkQuery, recordProblem } from './_validate.js'
@@ -439,7 +439,7 @@ class EsStore implements ElasticsearchStore {
       queries.forEach((q, i) => {
         // The pending copy is the newest: drop a search's copy of the same id (maybe stale or deleted).
         const merged = out[i]!.filter((r) => !pending.shadows(r.id))
-        out[i] = merged.concat(pending.matches(q))
+        out[i] = merged.concat(boundPendingBands(pending.matches(q), q, this.options.maxPerBand))
       })
     }
     return out
