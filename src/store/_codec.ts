@@ -407,3 +407,25 @@ export function decodeDelete(buf: Uint8Array, pos: number, end: number): number 
   VARINT_OUT[1] = len
   return start + len
 }
+
+/**
+ * Record (PUT) entries that decode whole in `buf[start, end)`, from the start up to the first that
+ * does not (a damaged or cut-short payload): what a damaged frame held, at least.
+ */
+export function countPuts(buf: Buffer, start: number, end: number): number {
+  const v = new PutView()
+  let puts = 0
+  let pos = start
+  while (pos < end) {
+    const kind = buf[pos]
+    let next = -1
+    if (kind === ENTRY_PUT) {
+      next = decodePut(buf, pos, end, v)
+      if (next >= 0) puts++
+    } else if (kind === ENTRY_DELETE) next = decodeDelete(buf, pos, end)
+    else if (kind === ENTRY_LAYOUT) next = pos + 4 + (buf[pos + 3] ?? 0)
+    if (next < 0 || next > end) break
+    pos = next
+  }
+  return puts
+}

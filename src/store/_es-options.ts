@@ -9,9 +9,11 @@ export type ElasticsearchAuth = { apiKey: string | { id: string; api_key: string
  *   is missing; if it exists it must already have the `dedup` mapping.
  * - `add-fields`: add the `dedup` mapping to an existing (content) index with `put_mapping`, or
  *   create the index when it is missing.
+ * - `existing`: create and change nothing; the index must exist with the `dedup` mapping, else
+ *   NOT_FOUND / INVALID_OPTION (read-only use: a mistyped name is reported, not created).
  * - `none`: touch nothing (the index and its mapping are managed elsewhere).
  */
-export type EnsureIndex = 'create' | 'add-fields' | 'none'
+export type EnsureIndex = 'create' | 'add-fields' | 'existing' | 'none'
 
 /** Options shared by both ways of naming the cluster. */
 export interface ElasticsearchStoreBaseOptions {
@@ -153,8 +155,8 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
       `Expected \`index\` to be a lower-case Elasticsearch index name (letters, digits, _ . + -, not starting with _ - +), got ${describeValue(o.index)}.`,
     )
   }
-  if (!['create', 'add-fields', 'none'].includes(o.ensureIndex)) {
-    throw new DedupError('INVALID_OPTION', `Expected \`ensureIndex\` to be 'create', 'add-fields' or 'none', got ${describeValue(o.ensureIndex)}.`)
+  if (!['create', 'add-fields', 'existing', 'none'].includes(o.ensureIndex)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`ensureIndex\` to be 'create', 'add-fields', 'existing' or 'none', got ${describeValue(o.ensureIndex)}.`)
   }
   if (o.refresh !== true && o.refresh !== false && o.refresh !== 'wait_for') {
     throw new DedupError('INVALID_OPTION', `Expected \`refresh\` to be true, false or 'wait_for', got ${describeValue(o.refresh)}.`)

@@ -16,6 +16,11 @@ function fieldProblem(id: string, name: string, rule: string, value: unknown): s
   return `Record ${describeValue(id)}: expected \`${name}\` to be ${rule}, got ${describeValue(value)}.`
 }
 
+/** No lone UTF-16 surrogate (`String.prototype.isWellFormed`, untyped in the ES2023 lib). */
+function wellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed()
+}
+
 /** Characters of a string that surely fit in MAX_SHORT_BYTES of UTF-8 (3 bytes per UTF-16 unit at most). */
 const SURELY_SHORT = Math.floor(MAX_SHORT_BYTES / 3)
 
@@ -32,6 +37,8 @@ export function recordProblem(record: FingerprintRecord): string | null {
   const r = record as unknown as Record<string, unknown>
   const id = r.id
   if (typeof id !== 'string' || id.length === 0) return `Expected \`id\` to be a non-empty string, got ${describeValue(id)}.`
+  // Stored as UTF-8, a lone surrogate becomes U+FFFD: two ids would become one record.
+  if (!wellFormed(id)) return `Record ${describeValue(id)}: expected \`id\` to be well-formed Unicode, got a lone UTF-16 surrogate (it would be stored as U+FFFD and could merge with another id).`
   const fp = r.fingerprint as { hi?: unknown; lo?: unknown } | null
   if (fp === null || typeof fp !== 'object' || !isU32(fp.hi) || !isU32(fp.lo)) {
     return `Record ${describeValue(id)}: expected \`fingerprint\` to be { hi, lo } with two unsigned 32-bit integers, got ${describeValue(fp)}${fp !== null && typeof fp === 'object' ? ` with hi ${describeValue(fp.hi)}, lo ${describeValue(fp.lo)}` : ''}.`
@@ -49,6 +56,9 @@ export function recordProblem(record: FingerprintRecord): string | null {
   if (typeof r.short !== 'boolean') return fieldProblem(id, 'short', 'a boolean', r.short)
   if (typeof r.clusterId !== 'string' || r.clusterId.length === 0) return fieldProblem(id, 'clusterId', 'a non-empty string', r.clusterId)
   if (r.duplicateOf !== null && typeof r.duplicateOf !== 'string') return fieldProblem(id, 'duplicateOf', 'null or a string', r.duplicateOf)
+  if (!wellFormed(r.clusterId) || (r.duplicateOf !== null && !wellFormed(r.duplicateOf))) {
+    return `Record ${describeValue(id)}: expected \`clusterId\` and \`duplicateOf\` to be well-formed Unicode, got a lone UTF-16 surrogate.`
+  }
   if (r.distance !== null && (!Number.isInteger(r.distance) || (r.distance as number) < 0 || (r.distance as number) > 64)) {
     return fieldProblem(id, 'distance', 'null or an integer from 0 to 64', r.distance)
   }

@@ -178,6 +178,9 @@ class EsStore implements ElasticsearchStore {
     const mode = this.options.ensureIndex
     if (mode !== 'none') {
       const exists = await this.request('index check', () => this.client.indices.exists({ index: this.index }))
+      if (!exists && mode === 'existing') {
+        throw new DedupError('NOT_FOUND', `Index \`${this.index}\` does not exist on ${this.node}: check the index name (simdup index creates it).`)
+      }
       if (!exists) await this.createIndex()
       else if (mode === 'add-fields') {
         await this.request('put_mapping', () =>

@@ -167,3 +167,15 @@ describe('simdup index --es', () => {
     expect(d2.map((d) => d.cluster_id)).toEqual(d3.map((d) => d.cluster_id))
   })
 })
+
+describe('read-only commands on Elasticsearch', () => {
+  test('clusters, cluster and explain on a mistyped --index create no index, say it does not exist, exit 2', async () => {
+    const index = indexName('typo')
+    for (const args of [['clusters'], ['cluster', 'x'], ['explain', 'a', 'b']]) {
+      const r = await run([...args, '--es', es.url, '--index', index])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(new RegExp(`simdup ${args[0]}: Index \`${index}\` does not exist`))
+      expect(await client.indices.exists({ index })).toBe(false)
+    }
+  })
+})
