@@ -40,6 +40,14 @@ export interface MemoryStoreOptions {
    */
   maxBlockCandidates?: number
   /**
+   * Most records one MinHash band term adds to an answer (1 or more): the newest that have it.
+   * Documents that share content (a reposted paragraph, a cluster of copies) share band terms, so
+   * without a bound a term's records, and the cost of every lookup that has it, grow with the
+   * store. Past the bound the older records of the term are not returned by it (another shared
+   * term, a block or a key may still return them). @default 4
+   */
+  maxPerBand?: number
+  /**
    * Drop block-route records farther than the query's `maxDistance` (key and band routes are
    * unaffected). On by default: the store does the XOR/popcount check the caller would do anyway
    * (the contract allows a store to prune what cannot verify), and at 10 M records a lookup
@@ -49,7 +57,7 @@ export interface MemoryStoreOptions {
 }
 
 /** Defaults of `MemoryStoreOptions`. */
-export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, filterBlockDistance: true })
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, maxPerBand: 4, filterBlockDistance: true })
 
 /** Default `limit` of `members`. */
 const DEFAULT_MEMBERS_LIMIT = 1000
@@ -164,6 +172,7 @@ export class MemoryStore implements FingerprintStore {
     this.limits = Object.freeze({
       maxPerKey: positiveInt('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey),
       maxBlockCandidates: positiveInt('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates),
+      maxPerBand: positiveInt('maxPerBand', options.maxPerBand ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand),
       filterBlockDistance: options.filterBlockDistance ?? DEFAULT_MEMORY_STORE_OPTIONS.filterBlockDistance,
     })
     if (typeof this.limits.filterBlockDistance !== 'boolean') {
