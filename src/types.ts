@@ -75,6 +75,11 @@ export interface CandidateQuery {
   maxSeq?: number
   /** Second route: records sharing ANY of these band terms are candidates too (no popcount filter). */
   bands?: readonly string[]
+  /**
+   * Every record sharing a band term, without the store's per-term bound (`CandidateBounds`):
+   * for maintenance passes (reconcile) that pick the newest by `seq` themselves. @default false
+   */
+  allBands?: boolean
 }
 
 export interface PutResult {

@@ -6,6 +6,7 @@ import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedIte
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { BatchIndex } from './_batch-index.js'
+import { boundCandidates } from './_bounds.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -81,6 +82,7 @@ export class Deduplicator {
     const queries = docs.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
+    const bounds = o.store.candidateBounds
     const batchIds = new Set<string>()
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
@@ -89,10 +91,13 @@ export class Deduplicator {
       const subject = { ...d, seq: seqs[i]! }
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
+      const earlier = batch.candidates(d)
+      // The store's bounds over both lists at once, so the decision does not depend on the batch.
+      const keep = boundCandidates(queries[i]!, [...stored, ...earlier], bounds)
       // Stored candidates, then the earlier documents of the batch that can match (bestMatch
       // skips d's own id and whatever was first indexed after d); on a tie the stored one wins.
-      let match = bestMatch(subject, stored, o)
-      const inBatch = bestMatch(subject, batch.candidates(d), o)
+      let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
+      const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
       const record: FingerprintRecord = {
         id: d.id,

@@ -1,3 +1,4 @@
+import { boundCandidates } from './_bounds.js'
 import type { FingerprintRecord, Layer } from '../types.js'
 import type { Deduplicator } from './deduplicator.js'
 import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, type Match } from './match.js'
@@ -51,11 +52,15 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
   const decided = new Map<string, Decided>()
   let scanned = 0
   for await (const batch of store.scan(batchSize)) {
-    const queries = batch.map((r) => (r.seq === undefined ? candidateQuery(r, o) : { ...candidateQuery(r, o), maxSeq: r.seq }))
+    // Every band match (allBands), bounded here by seq: the store's own bound goes by write order,
+    // which the records this pass repairs have left (they were re-written after later ones).
+    const queries = batch.map((r) => ({ ...candidateQuery(r, o), allBands: true, ...(r.seq === undefined ? {} : { maxSeq: r.seq }) }))
     const found = await store.candidates(queries)
     batch.forEach((r, i) => {
       let best: Match | null = null
-      for (const c of found[i] ?? []) {
+      // The same bounds as when a document is decided, so reconcile agrees with a clean run.
+      const keep = boundCandidates(queries[i]!, found[i] ?? [], store.candidateBounds)
+      for (const c of keep) {
         if (c.id === r.id || !isEarlier(c, r)) continue
         const m = matchCandidate(r, c, o)
         if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m

@@ -1,5 +1,5 @@
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
-import type { FingerprintStore } from '../store/store.js'
+import type { CandidateBounds, FingerprintStore } from '../store/store.js'
 
 /**
  * Which records a reindex job wrote, by the clock value in `indexed_at`: the intervals of earlier
@@ -92,6 +92,10 @@ export class JobStore implements FingerprintStore {
     private readonly clock: JobClock,
     private readonly window: TrailingWindow | null,
   ) {}
+
+  get candidateBounds(): CandidateBounds {
+    return this.inner.candidateBounds
+  }
 
   async candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]> {
     const since = this.clock.jobStart

@@ -361,7 +361,7 @@ export class Tables {
       this.keyRoute(2, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
-    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, limits.maxPerBand, seen, out)
+    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerBand, seen, out)
   }
 
   /** `maxSeq` of the query being collected: later rows are not candidates. */
@@ -369,37 +369,53 @@ export class Tables {
 
   /**
    * Records sharing any band term (no popcount filter: bands catch what drifted past k), at most
-   * `perBand` of them per term: its newest. Documents that share content share band terms, so a
-   * term's rows grow with the store (a sentence or a cluster of copies seen thousands of times);
-   * the newest `perBand` keep the cost of a lookup flat and still hold a cluster's recent members.
+   * `perBand` of them per term: those first indexed last (largest `seq`) among the rows that pass
+   * the filters. Documents that share content share band terms, so a term's rows grow with the
+   * store (a sentence or a cluster of copies seen thousands of times); the newest `perBand` keep
+   * the records read back, and so the cost of a lookup, flat. The chain itself is walked whole
+   * (typed-array reads, no record read) because write order is not `seq` order for re-written
+   * ids, and the engine bounds its in-batch candidates by `seq` too (engine/_bounds.ts).
    */
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
     let added = 0
-    let found = 0
     // Rows met under several of the query's terms (a cluster's members share most of them) are
     // read back once to confirm their tags: the row's canonical band values, by row.
     const confirmed = new Map<number, Uint32Array | null>()
-    const visit = (row: number, position: number, value: number): boolean => {
+    const rows: number[] = []
+    // Where each collected row was found: (position, value) to confirm, or position -1 (explicit).
+    const found = new Map<number, number>()
+    let termValue = 0
+    const collect = (row: number, position: number, value: number): boolean => {
       // Rows first indexed after the query's document are never its candidates, and do not count
       // towards the bound: a re-run must see the same earlier rows as the first run (see `seqBound`).
       if (row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
-      if (position >= 0 && this.reader !== null) {
-        let values = confirmed.get(row)
-        if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
-        if (values === null || position >= values.length || values[position] !== value) return false
-      }
-      if (!seen.has(row)) {
-        if (added >= max) return true
+      rows.push(row)
+      found.set(row, position)
+      termValue = value
+      return false
+    }
+    for (let i = 0; i < terms.length && added < max; i++) {
+      const term = terms[i]
+      if (typeof term !== 'string') continue
+      rows.length = 0
+      found.clear()
+      this.bands.forEachRow(term, collect)
+      if (rows.length > 1) rows.sort((a, b) => this.seqs.get(b) - this.seqs.get(a))
+      let taken = 0
+      for (const row of rows) {
+        if (taken >= perBand || added >= max) break
+        const termPosition = found.get(row)!
+        if (termPosition >= 0 && this.reader !== null) {
+          let values = confirmed.get(row)
+          if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
+          if (values === null || termPosition >= values.length || values[termPosition] !== termValue) continue
+        }
+        taken++
+        if (seen.has(row)) continue
         seen.add(row)
         out.push(row)
         added++
       }
-      return ++found >= perBand
-    }
-    for (let i = 0; i < terms.length && added < max; i++) {
-      const term = terms[i]
-      found = 0
-      if (typeof term === 'string') this.bands.forEachRow(term, visit)
     }
   }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch'
 import PQueue from 'p-queue'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
-import type { FingerprintStore } from './store.js'
+import type { CandidateBounds, FingerprintStore } from './store.js'
 import { DedupError, describeValue } from '../errors.js'
 import {
   DEDUP_COMPONENT_NAME,
@@ -159,6 +159,11 @@ class EsStore implements ElasticsearchStore {
    * Until `sequence` runs, every lookup is bounded by its own `maxSeq`.
    */
   private seqFloor = Number.POSITIVE_INFINITY
+  /** Exact keys are not bounded here (a lookup returns up to `maxCandidates` records in all). */
+  get candidateBounds(): CandidateBounds {
+    return { perKey: Number.POSITIVE_INFINITY, perBand: this.options.maxPerBand }
+  }
+
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
 
@@ -537,7 +542,8 @@ class EsStore implements ElasticsearchStore {
       if (canMatch(query)) lookups.push({ at, query })
     })
     // Band terms shared by many records are asked apart, for their newest records (see _es-lookup.ts).
-    const hot = await this.hotBands(lookups)
+    // A maintenance pass asks for every band match (allBands): no term is asked apart then.
+    const hot = lookups.some((l) => l.query.allBands === true) ? new Set<string>() : await this.hotBands(lookups)
     const union = hot.size === 0 ? lookups : lookups.map((l) => ({ at: l.at, query: withoutBands(l.query, hot) })).filter((l) => canMatch(l.query))
     const [hotHits] = await Promise.all([
       this.hotBandHits(lookups, hot),
@@ -549,7 +555,7 @@ class EsStore implements ElasticsearchStore {
       queries.forEach((q, i) => {
         // The pending copy is the newest: drop a search's copy of the same id (maybe stale or deleted).
         const merged = out[i]!.filter((r) => !pending.shadows(r.id))
-        out[i] = merged.concat(boundPendingBands(pending.matches(q), q, this.options.maxPerBand))
+        out[i] = merged.concat(q.allBands === true ? pending.matches(q) : boundPendingBands(pending.matches(q), q, this.options.maxPerBand))
       })
     }
     return out

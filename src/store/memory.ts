@@ -3,7 +3,7 @@ import { access, mkdir, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
-import type { FingerprintStore } from './store.js'
+import type { CandidateBounds, FingerprintStore } from './store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from './_lock.js'
@@ -163,6 +163,10 @@ export class MemoryStore implements FingerprintStore {
   private compactQueued = false
   /** Largest `seq` handed out by `sequence` or `put` (fresh numbers start above it and the tables' largest). */
   private handedSeq = 0
+
+  get candidateBounds(): CandidateBounds {
+    return { perKey: this.limits.maxPerKey, perBand: this.limits.maxPerBand }
+  }
 
   /** An in-memory store; use `openMemoryStore({ dir })` for a persistent one. */
   constructor(options: Omit<MemoryStoreOptions, 'dir' | 'fsync' | 'readOnly'> = {}) {

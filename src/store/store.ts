@@ -6,7 +6,21 @@ import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
  *
  * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
  */
+/**
+ * How many records `candidates` returns at most through one exact key (content, URL, title hash)
+ * and through one MinHash band term: the newest (by first-insertion order) that pass the query's
+ * filters. `Infinity` when a route is not bounded. The deduplicator applies the same bounds to the
+ * union of a lookup's stored and in-batch candidates, so a decision never depends on which of
+ * them were in the same batch (a re-run with other batch sizes decides the same).
+ */
+export interface CandidateBounds {
+  readonly perKey: number
+  readonly perBand: number
+}
+
 export interface FingerprintStore {
+  /** The store's candidate bounds (see `CandidateBounds`). */
+  readonly candidateBounds: CandidateBounds
   /** Insert or replace (same id) records. Resolves once they are durable / acknowledged. */
   put(records: readonly FingerprintRecord[]): Promise<PutResult>
   /**

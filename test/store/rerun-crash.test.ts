@@ -53,7 +53,7 @@ describe('simdup index killed with SIGKILL and run again to the end decides as o
     const dir = await mkdtemp(join(tmpdir(), 'simdup-rerun-crash-'))
     dirs.push(dir)
     const input = join(dir, 'input.jsonl')
-    await writeFile(input, copyStream(7, 1500).map((d) => JSON.stringify(d)).join('\n') + '\n')
+    await writeFile(input, copyStream(7, 1500, false).map((d) => JSON.stringify(d)).join('\n') + '\n')
     const clean = await index(input, join(dir, 'clean'), join(dir, 'clean.jsonl'))
     expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
     const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
