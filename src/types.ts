@@ -96,4 +96,10 @@ export interface Decision {
   reason: string | null
   /** Which rule decided a simhash-layer duplicate, or which would have (short texts). */
   rule: Rule | null
+  /**
+   * Present when the document has the URL of an earlier record whose content it does not share:
+   * it is a new version of that page (the newest earlier one), not a duplicate. Additive: absent
+   * otherwise.
+   */
+  supersedes?: string
 }

@@ -1,6 +1,6 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, type Match } from './match.js'
+import { bestMatch, byIndexedAt, candidateQuery, compareMatches, previousVersion, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -78,14 +78,23 @@ export class Deduplicator {
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
+    const supersedesOf = new Map<PreparedDocument, string>()
     docs.forEach((d, i) => {
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
       // Stored candidates, then the earlier documents of the batch that can match (bestMatch
       // skips d's own id); on a tie the stored one wins, as in one pass over both.
       let match = bestMatch(d, stored, o)
-      const inBatch = bestMatch(d, batch.candidates(d), o)
+      const batchCandidates = batch.candidates(d)
+      const inBatch = bestMatch(d, batchCandidates, o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
+      if (match?.layer !== 'url' && d.urlHash !== null) {
+        // Same URL, other content: a new version of the newest such record (stored ones are older
+        // than this batch's; within each, oldest first).
+        const sameUrl = stored.filter((r) => r.urlHash === d.urlHash).sort(byIndexedAt)
+        const previous = previousVersion(d, [...sameUrl, ...batchCandidates], o)
+        if (previous !== null) supersedesOf.set(d, previous.id)
+      }
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -129,7 +138,9 @@ export class Deduplicator {
       }
       const match = matchOf.get(d) ?? null
       this.stats.decide(match === null ? null : match.layer)
+      const supersedes = supersedesOf.get(d)
       return {
+        ...(supersedes === undefined ? {} : { supersedes }),
         id: d.id,
         line: d.line,
         status: match === null ? 'unique' : 'duplicate',

@@ -53,34 +53,79 @@ export function candidateQuery(
 
 /**
  * Verifies one candidate against a document, layer by layer (url → exact → simhash → title);
- * null when no enabled layer accepts it. Records of another fingerprint version compare by URL only.
+ * null when no enabled layer accepts it. The url layer is a duplicate only when the content
+ * agrees too (see {@link contentAgreement}): the same URL with other content is a new version
+ * ({@link previousVersion}), and sections keyed `page#s5`, `page#s6` are separate documents.
+ * Records of another fingerprint version are never matched (their content cannot be compared).
  * @example matchCandidate(doc, record, dedup.options)?.layer // 'simhash'
  */
 export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOptions): Match | null {
   const distance = hamming(d.fingerprint, c.fingerprint)
-  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null }
   const version = d.version ?? o.analyzer.version
   if (c.version !== version) return null
+  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) {
+    const rule = contentAgreement(d, c, distance, o)
+    if (rule !== undefined) return { record: c, distance, layer: 'url', rule }
+  }
   if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null }
-  const dSketch = d.sketch ?? null
   if (o.layers.simhash) {
-    if (distance <= o.maxDistance) {
-      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash' }
-      const short = o.analyzer.shortText
-      if (
-        d.short && c.short && dSketch !== null && c.sketch !== undefined &&
-        distance <= short.maxDistance && sketchJaccard(dSketch, c.sketch) >= short.minJaccard
-      ) {
-        return { record: c, distance, layer: 'simhash', rule: 'short-text' }
-      }
-    }
-    // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-    if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined && minhashSimilarity(dSketch, c.sketch) >= o.minResemblance) {
-      return { record: c, distance, layer: 'simhash', rule: 'minhash' }
-    }
+    const rule = nearRule(d, c, distance, o)
+    if (rule !== null) return { record: c, distance, layer: 'simhash', rule }
   }
   if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
   return null
+}
+
+/**
+ * Whether two documents of one URL say the same thing: equal normalised content (null) or a
+ * near-duplicate by the content rules (the rule), whichever content layers are enabled;
+ * undefined when they disagree.
+ */
+function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): Rule | null | undefined {
+  if (c.contentHash === d.contentHash) return null
+  return nearRule(d, c, distance, o) ?? undefined
+}
+
+/** The near-duplicate rule that accepts the pair, or null. */
+function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): Rule | null {
+  const dSketch = d.sketch ?? null
+  if (distance <= o.maxDistance) {
+    if (!d.short && !c.short) return 'simhash'
+    const short = o.analyzer.shortText
+    if (
+      d.short && c.short && dSketch !== null && c.sketch !== undefined &&
+      distance <= short.maxDistance && sketchJaccard(dSketch, c.sketch) >= short.minJaccard
+    ) {
+      return 'short-text'
+    }
+  }
+  // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
+  if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined && minhashSimilarity(dSketch, c.sketch) >= o.minResemblance) {
+    return 'minhash'
+  }
+  return null
+}
+
+/**
+ * The record a document is a new version of: the newest candidate with the same URL key (fragment
+ * included) whose content does not agree with it, or null. On equal `indexedAt` the later one in
+ * `candidates` wins: callers list them oldest first (see {@link byIndexedAt}).
+ * @example previousVersion(doc, candidates, dedup.options)?.id // 'page-v1'
+ */
+export function previousVersion(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): FingerprintRecord | null {
+  if (!o.layers.url || d.urlHash === null) return null
+  let newest: FingerprintRecord | null = null
+  for (const c of candidates) {
+    if (c.id === d.id || c.urlHash !== d.urlHash || (newest !== null && c.indexedAt < newest.indexedAt)) continue
+    if (matchCandidate(d, c, o)?.layer === 'url') continue
+    newest = c
+  }
+  return newest
+}
+
+/** Oldest first, then by id: a deterministic order for store answers (whose order is unspecified). */
+export function byIndexedAt(a: FingerprintRecord, b: FingerprintRecord): number {
+  return a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }

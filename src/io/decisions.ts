@@ -16,5 +16,7 @@ export function formatDecision(d: Decision): string {
     simhash: d.simhash,
     reason: d.reason,
     rule: d.rule,
+    // Additive: only on a new version of an earlier document's URL, so other lines are unchanged.
+    ...(d.supersedes === undefined ? {} : { supersedes: d.supersedes }),
   })
 }

@@ -34,11 +34,43 @@ describe('Deduplicator layers', () => {
     expect(out.every((x) => /^[0-9a-f]{16}$/.test(x.simhash!))).toBe(true)
   })
 
-  test('url layer: same canonical URL (tracking params, case, fragment) ⇒ duplicate', async () => {
+  test('url layer: same canonical URL (tracking params, case, port, slash) and agreeing content ⇒ duplicate', async () => {
     const d = await dedup()
     await d.add([{ id: 'a', content: ARTICLE_A, url: 'https://News.example.com/2024/lib?id=7' }])
-    const [x] = await d.add([{ id: 'b', content: ARTICLE_B, url: 'https://news.example.com:443/2024/lib/?utm_source=wx&id=7#top' }])
+    const [x] = await d.add([{ id: 'b', content: `${ARTICLE_A}\n（本文转载请注明出处）`, url: 'https://news.example.com:443/2024/lib/?utm_source=wx&id=7' }])
     expect(x).toMatchObject({ status: 'duplicate', layer: 'url', duplicateOf: 'a', clusterId: 'a' })
+    expect(x!.supersedes).toBeUndefined()
+  })
+
+  // Issue 15, failure mode 2: the url layer called any later document of one URL a duplicate.
+  test('url layer: same URL, other content ⇒ a new version (supersedes), not a duplicate', async () => {
+    const d = await dedup()
+    await d.add([{ id: 'v1', content: ARTICLE_A, url: 'https://news.example.com/lib' }])
+    const [v2] = await d.add([{ id: 'v2', content: ARTICLE_B, url: 'https://news.example.com/lib?utm_source=wx' }])
+    expect(v2).toMatchObject({ status: 'unique', duplicateOf: null, clusterId: 'v2', supersedes: 'v1' })
+    // Within one batch too, and a third version supersedes the newest one.
+    const [, , v3] = await d.add([
+      { id: 'c1', content: ARTICLE_C, url: 'https://other.example.com/x' },
+      { id: 'c2', content: ARTICLE_D, url: 'https://other.example.com/x' },
+      { id: 'c3', content: ARTICLE_B, url: 'https://other.example.com/x' },
+    ])
+    expect(v3).toMatchObject({ status: 'duplicate', layer: 'exact', duplicateOf: 'v2', supersedes: 'c2' })
+  })
+
+  test('url layer: fragment-keyed sections of one page are separate documents unless their contents agree', async () => {
+    const d = await dedup()
+    const out = await d.add([
+      { id: 's5', content: ARTICLE_A, url: 'https://site.example/ch06.html#s5' },
+      { id: 's6', content: ARTICLE_B, url: 'https://site.example/ch06.html#s6' },
+      { id: 's7', content: ARTICLE_C, url: 'https://site.example/ch06.html#s7' },
+      { id: 's5b', content: ARTICLE_A, url: 'https://site.example/ch06.html#s6-copy' },
+    ])
+    expect(out.map((x) => [x.status, x.duplicateOf, x.supersedes])).toEqual([
+      ['unique', null, undefined],
+      ['unique', null, undefined],
+      ['unique', null, undefined],
+      ['duplicate', 's5', undefined],
+    ])
   })
 
   test('exact layer: full-width / Traditional / extra whitespace copies normalise to the same content', async () => {
