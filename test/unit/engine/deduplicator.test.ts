@@ -321,3 +321,36 @@ describe('engine vs brute force', () => {
     })
   })
 })
+
+// Issue 15, failure mode 4: short quotes with an attribution line (real entries of Debian's fortunes-zh).
+describe('short quotes with an attribution line', () => {
+  // Two different lines of one poem, same attribution ("the dog barks at the wicket gate…" / "at dusk the blue hills are far…").
+  const POEM_A = '柴门闻犬吠，风雪夜归人。\n    -- 刘长卿《逢雪宿芙蓉山主人》'
+  const POEM_B = '日暮苍山远，天寒白屋贫。\n    -- 刘长卿《逢雪宿芙蓉山主人》'
+  const POEM_C = '北风卷地白草折，胡天八月即飞雪。\n    -- 岑参《白雪歌送武判官归京》'
+  const POEM_D = '山回路转不见君，雪上空留马行处。\n    -- 岑参《白雪歌送武判官归京》'
+
+  test('different quotes of one source are not duplicates', async () => {
+    const d = await dedup()
+    const out = await d.add([POEM_A, POEM_B, POEM_C, POEM_D].map((content, i) => ({ id: `q${i}`, content })))
+    expect(out.map((x) => x.status)).toEqual(['unique', 'unique', 'unique', 'unique'])
+  })
+
+  test('without attribution stripping, too few shingles give no MinHash match either', async () => {
+    const d = await dedup({ analyzer: createAnalyzer({ stripAttribution: false }) })
+    const out = await d.add([POEM_A, POEM_B, POEM_C, POEM_D].map((content, i) => ({ id: `q${i}`, content })))
+    expect(out.map((x) => x.status)).toEqual(['unique', 'unique', 'unique', 'unique'])
+  })
+
+  test('the same quote with its attribution written another way is a duplicate', async () => {
+    const d = await dedup()
+    const out = await d.add([
+      { id: 'a', content: '求人须求大丈夫，济人须济急时无。\n    --《增广贤文》' }, // the same saying credited to two collections
+      { id: 'b', content: '求人须求大丈夫，济人须济急时无。\n    --《谚语》' },
+      { id: 'c', content: '子曰：“古者言之不出，耻躬之不逮也。”\n    --《论语》里仁' },
+      { id: 'd', content: '子曰：“古者言之不出，耻躬之不逮也。” ——《论语·里仁》' },
+      { id: 'e', content: '子曰：“古者言之不出，耻躬之不逮也。”\n出自孔子《论语》' },
+    ])
+    expect(out.map((x) => [x.id, x.duplicateOf])).toEqual([['a', null], ['b', 'a'], ['c', null], ['d', 'c'], ['e', 'c']])
+  })
+})
