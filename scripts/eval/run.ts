@@ -3,7 +3,7 @@
  * seed-style baseline on it, and prints precision, recall, F1, recall per perturbation and per
  * length bucket, false positives per category (with examples) and throughput.
  *
- *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline]
+ *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only]
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -14,6 +14,7 @@ import { createBaselineSystem } from './baseline.js'
 import { buildDataset, toEvalDocs, type Dataset } from './dataset.js'
 import { computeMetrics, type EvalMetrics } from './metrics.js'
 import type { EvalSystem } from './systems.js'
+import { runKinds } from './run-kinds.js'
 
 interface SystemResult {
   name: string
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
       limit: { type: 'string' },
       json: { type: 'string' },
       system: { type: 'string' },
+      kinds: { type: 'string', default: 'all' },
     },
   })
   const seed = Number(values.seed)
@@ -111,6 +113,7 @@ async function main(): Promise<void> {
   if (values.system !== undefined && !['simdup', 'baseline'].includes(values.system)) {
     throw new Error(`--system must be simdup or baseline, got ${values.system}`)
   }
+  if (!['all', 'none', 'only'].includes(values.kinds)) throw new Error(`--kinds must be all, none or only, got ${values.kinds}`)
   const log = (s: string): void => console.error(s)
 
   const corpus = await loadCorpus({ log })
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
   if (values.system !== 'simdup') factories.push(['baseline', async () => createBaselineSystem()])
 
   const results: SystemResult[] = []
-  for (const [, factory] of factories) {
+  for (const [, factory] of values.kinds === 'only' ? [] : factories) {
     const i0 = performance.now()
     const system = await factory()
     if (system === null) continue
@@ -149,6 +152,11 @@ async function main(): Promise<void> {
     printSystem(result)
   }
   printComparison(results)
+  // Real-world kinds (issue 15): simdup only, each its own stream; overall = main + kinds.
+  if (values.kinds !== 'none' && values.system !== 'baseline') {
+    const main = results.find((r) => r.name === 'simdup')?.metrics
+    await runKinds(corpus, seed, async () => (await loadSimdup(log))!, log, main)
+  }
 
   if (values.json !== undefined) {
     writeFileSync(values.json, JSON.stringify({

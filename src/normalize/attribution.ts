@@ -11,8 +11,8 @@
 const MAX_ATTRIBUTION_CHARS = 40
 
 // On normalised text: full-width folded (－－ → --, （ → (, ： → :), lower-cased, one \n per line break.
-/** A line led by a dash (--, —, ——, ―, ─, ~) or an attribution word. */
-const LED = /^(?:-{2,}|[—―─]+|~+|(?:出自|摘自|选自|引自|语出|出处|来源|作者)(?:[:\s]|[《(]|$)|(?:出自|摘自|选自|引自|语出))/u
+/** A line led by a dash (--, —, ——, ―, ─, ~; not a command-line option such as `--help`) or an attribution word. */
+const LED = /^(?:-{2,}(?![a-z0-9-])|[—―─]+|~+|(?:出自|摘自|选自|引自|语出|出处|来源|作者)(?:[:\s]|[《(]|$)|(?:出自|摘自|选自|引自|语出))/u
 /** A whole line in brackets naming a work: "(杜甫《春望》)". */
 const BRACKETED = /^\([^()]*《[^》]+》[^()]*\)$/u
 /** An author and/or a work and nothing else: "李白·《将进酒》", "《论语·为政》". No sentence punctuation. */
@@ -21,7 +21,7 @@ const WORK = /^[^\s,.;:!?。!?;]{0,12}[·‧・]?《[^》]{1,30}》[^,.;:!?。!?
  * A tail after a quote's closing mark on the same line: "…矣。” ——《论语》", "…矣。 出自《论语》",
  * "…矣。 (《论语》)", "…矣。” 《论语》·里仁".
  */
-const INLINE = /([。!?!?”」』"'])\s*(?:(?:-{2,}|[—―]+|出自|语出)\s*[^。!?!?\n]{1,30}|\([^()\n]*《[^》\n]+》[^()\n]*\)|[^\s,.;:!?。!?;]{0,12}[·‧・]?《[^》\n]{1,30}》[^,.;:!?。!?;《\n]{0,12})$/u
+const INLINE = /([。!?!?”」』"'])\s*(?:(?:-{2,}(?![a-z0-9-])|[—―]+|出自|语出)\s*[^。!?!?\n]{1,30}|\([^()\n]*《[^》\n]+》[^()\n]*\)|[^\s,.;:!?。!?;]{0,12}[·‧・]?《[^》\n]{1,30}》[^,.;:!?。!?;《\n]{0,12})$/u
 
 /** Whether one line is an attribution line. */
 export function isAttributionLine(line: string): boolean {

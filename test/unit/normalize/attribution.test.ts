@@ -21,6 +21,7 @@ describe('stripAttribution', () => {
     // Not attributions: prose keeps its dash and its book titles.
     ['dash inside a sentence', '他说——我们走吧', '他说——我们走吧'],
     ['book title in a sentence', '第一章\n《红楼梦》是一部小说，写于清代。', '第一章\n《红楼梦》是一部小说,写于清代。'],
+    ['a command-line option is not an attribution', '显示帮助\n--help 显示帮助并退出', '显示帮助\n--help 显示帮助并退出'], // show help / --help show help and exit
     ['a lone attribution stays', '--《谚语》', '--《谚语》'],
     ['a long last line is content', '正文\n-- 这一行很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长', '正文\n-- 这一行很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长很长'],
   ]
