@@ -19,6 +19,8 @@ import { BatchIndex } from './_batch-index.js'
 export class Deduplicator {
   readonly options: ResolvedDeduplicatorOptions
   readonly stats = new DedupStats()
+  /** Time of this deduplicator's first batch: records at or after it were written in this session. */
+  private startedAt: number | undefined
 
   constructor(options: DeduplicatorOptions) {
     this.options = resolveDeduplicatorOptions(options)
@@ -74,6 +76,9 @@ export class Deduplicator {
     const queries = docs.map((d) => candidateQuery(d, o, since))
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
+    this.startedAt ??= now
+    const started = this.startedAt
+    const reindexedAt = await this.earlierRecordTimes(docs, fromStore)
     const batchIds = new Set<string>()
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
@@ -91,7 +96,11 @@ export class Deduplicator {
       if (match?.layer !== 'url' && d.urlHash !== null) {
         // Same URL, other content: a new version of the newest such record (stored ones are older
         // than this batch's; within each, oldest first).
-        const sameUrl = stored.filter((r) => r.urlHash === d.urlHash).sort(byIndexedAt)
+        // A re-indexed id supersedes only records written in this session (decided before it)
+        // or stored before its own earlier record, so a re-run of the same input gives the same
+        // decisions.
+        const bound = reindexedAt.get(d.id) ?? Infinity
+        const sameUrl = stored.filter((r) => r.urlHash === d.urlHash && (r.indexedAt >= started || r.indexedAt < bound)).sort(byIndexedAt)
         const previous = previousVersion(d, [...sameUrl, ...batchCandidates], o)
         if (previous !== null) supersedesOf.set(d, previous.id)
       }
@@ -153,6 +162,21 @@ export class Deduplicator {
         rule: match === null ? null : match.rule,
       }
     })
+  }
+
+  /**
+   * When the store already holds some of these ids (a re-run) and they have same-URL candidates:
+   * the time of each one's stored record. One `get` for those ids only (none in a first run).
+   */
+  private async earlierRecordTimes(docs: readonly PreparedDocument[], fromStore: readonly FingerprintRecord[][]): Promise<Map<string, number>> {
+    const ids: string[] = []
+    docs.forEach((d, i) => {
+      if (d.urlHash !== null && (fromStore[i] ?? []).some((r) => r.urlHash === d.urlHash && r.id !== d.id)) ids.push(d.id)
+    })
+    const times = new Map<string, number>()
+    if (ids.length === 0 || !this.options.layers.url) return times
+    for (const [id, r] of await this.options.store.get(ids)) times.set(id, r.indexedAt)
+    return times
   }
 
   /** Snapshot of the counters since this deduplicator was made. */

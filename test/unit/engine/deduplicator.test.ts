@@ -57,6 +57,23 @@ describe('Deduplicator layers', () => {
     expect(v3).toMatchObject({ status: 'duplicate', layer: 'exact', duplicateOf: 'v2', supersedes: 'c2' })
   })
 
+  test('url layer: re-indexing the same versions gives the same decisions (a version never supersedes a later one)', async () => {
+    const store = await openMemoryStore()
+    const runs: (string | undefined)[][] = []
+    for (let run = 0; run < 2; run++) {
+      const d = createDeduplicator({ store, analyzer }) // a re-run: a new process on the same store
+      const out: (string | undefined)[] = []
+      // Three versions of one page, crawled in three batches.
+      for (const [id, content] of [['p1', ARTICLE_A], ['p2', ARTICLE_B], ['p3', ARTICLE_C]] as const) {
+        const [x] = await d.add([{ id, content, url: 'https://news.example.com/page' }])
+        out.push(`${x!.status} ${x!.supersedes ?? '-'}`)
+      }
+      runs.push(out)
+    }
+    expect(runs[0]).toEqual(['unique -', 'unique p1', 'unique p2'])
+    expect(runs[1]).toEqual(runs[0])
+  })
+
   test('url layer: fragment-keyed sections of one page are separate documents unless their contents agree', async () => {
     const d = await dedup()
     const out = await d.add([
