@@ -18,11 +18,11 @@ export interface KindResult {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
 
 /**
- * @param main the main stream's metrics of the same system, for the overall line (omit: kinds only)
- * @example await runKinds(corpus, 1, () => createSimdupSystem(), log, mainMetrics)
+ * @param others the same system's metrics on the other streams (main, real-html), for the overall line
+ * @example await runKinds(corpus, 1, () => createSimdupSystem(), log, [{ name: 'main', metrics }])
  */
 export async function runKinds(
-  corpus: readonly CorpusDoc[], seed: number, makeSystem: () => Promise<EvalSystem>, log: (s: string) => void, main?: EvalMetrics,
+  corpus: readonly CorpusDoc[], seed: number, makeSystem: () => Promise<EvalSystem>, log: (s: string) => void, others: readonly { name: string; metrics: EvalMetrics }[] = [],
 ): Promise<KindResult[]> {
   const kinds = buildKinds(corpus, seed, log)
   const results: KindResult[] = []
@@ -52,16 +52,17 @@ export async function runKinds(
     for (const e of m.missExamples) console.log(`  missed ${e.label.padEnd(22)} ${e.id} ${JSON.stringify(e.text)}`)
     if (supersedes.of > 0 || supersedes.wrong > 0) console.log(`  supersedes: ${supersedes.right} of ${supersedes.of} new versions name their earlier version; ${supersedes.wrong} set across different URLs`)
   }
-  if (main !== undefined && results.length > 0) {
-    const all = [main, ...results.map((r) => r.metrics)]
+  if (results.length > 0) {
+    const streams = [...others, ...results.map((r) => ({ name: r.kind, metrics: r.metrics }))]
+    const all = streams.map((x) => x.metrics)
     const tp = all.reduce((a, m) => a + m.tp, 0)
     const flagged = all.reduce((a, m) => a + m.flagged, 0)
     const dups = all.reduce((a, m) => a + m.trueDuplicates, 0)
-    console.log(`\n=== overall (main stream + ${results.map((r) => r.kind).join(', ')})`)
+    console.log(`\n=== overall (${streams.map((x) => x.name).join(' + ')})`)
     console.log(`P ${pct(flagged === 0 ? 1 : tp / flagged)}  R ${pct(dups === 0 ? 1 : tp / dups)}   (TP ${tp}, FP ${flagged - tp}, FN ${dups - tp})`)
     console.log('  kind       P       R')
-    for (const [name, m] of [['main', main] as const, ...results.map((r) => [r.kind, r.metrics] as const)]) {
-      console.log(`  ${name.padEnd(8)} ${pct(m.precision).padStart(6)}  ${pct(m.recall).padStart(6)}`)
+    for (const { name, metrics: m } of streams) {
+      console.log(`  ${name.padEnd(10)} ${pct(m.precision).padStart(6)}  ${pct(m.recall).padStart(6)}`)
     }
   }
   return results

@@ -13,6 +13,7 @@ import { loadCorpus } from '../corpus/load.js'
 import { createBaselineSystem } from './baseline.js'
 import { buildDataset, toEvalDocs, type Dataset } from './dataset.js'
 import { computeMetrics, type EvalMetrics } from './metrics.js'
+import { evalRealHtml } from './real-html-run.js'
 import type { EvalSystem } from './systems.js'
 import { runKinds } from './run-kinds.js'
 
@@ -152,10 +153,15 @@ async function main(): Promise<void> {
     printSystem(result)
   }
   printComparison(results)
-  // Real-world kinds (issue 15): simdup only, each its own stream; overall = main + kinds.
+  // Kind (a): raw HTML pages with real site chrome, a stream of its own (real-html.ts).
+  const realHtml = values.kinds === 'none' ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed })
+  // Kinds (b)–(d) (issue 15): simdup only, each its own stream; overall = main + every kind.
   if (values.kinds !== 'none' && values.system !== 'baseline') {
-    const main = results.find((r) => r.name === 'simdup')?.metrics
-    await runKinds(corpus, seed, async () => (await loadSimdup(log))!, log, main)
+    const streams = [
+      ...results.filter((r) => r.name === 'simdup').map((r) => ({ name: 'main', metrics: r.metrics })),
+      ...realHtml.filter((r) => r.name === 'simdup').map((r) => ({ name: 'real-html', metrics: r.metrics })),
+    ]
+    await runKinds(corpus, seed, async () => (await loadSimdup(log))!, log, streams)
   }
 
   if (values.json !== undefined) {
@@ -167,6 +173,7 @@ async function main(): Promise<void> {
       facts: dataset.facts,
       datasetBuildMs: buildMs,
       systems: results,
+      realHtml,
     }, null, 2))
     log(`wrote ${values.json}`)
   }

@@ -1,6 +1,6 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, byIndexedAt, candidateQuery, compareMatches, previousVersion, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, previousVersion, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -19,8 +19,6 @@ import { BatchIndex } from './_batch-index.js'
 export class Deduplicator {
   readonly options: ResolvedDeduplicatorOptions
   readonly stats = new DedupStats()
-  /** Time of this deduplicator's first batch: records at or after it were written in this session. */
-  private startedAt: number | undefined
 
   constructor(options: DeduplicatorOptions) {
     this.options = resolveDeduplicatorOptions(options)
@@ -73,35 +71,32 @@ export class Deduplicator {
     const since = o.windowMs === undefined ? undefined : now - o.windowMs
     const docs: PreparedDocument[] = []
     for (const item of items) if (item.ok) docs.push(item.doc)
-    const queries = docs.map((d) => candidateQuery(d, o, since))
+    // First-insertion order: a re-indexed id keeps its number, a new one comes after everything.
+    // Each document is compared only with records first indexed before it, so a re-run, or a run
+    // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
+    const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
+    const queries = docs.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
-    this.startedAt ??= now
-    const started = this.startedAt
-    const reindexedAt = await this.earlierRecordTimes(docs, fromStore)
     const batchIds = new Set<string>()
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     const supersedesOf = new Map<PreparedDocument, string>()
     docs.forEach((d, i) => {
+      const subject = { ...d, seq: seqs[i]! }
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
       // Stored candidates, then the earlier documents of the batch that can match (bestMatch
-      // skips d's own id); on a tie the stored one wins, as in one pass over both.
-      let match = bestMatch(d, stored, o)
+      // skips d's own id and whatever was first indexed after d); on a tie the stored one wins.
+      let match = bestMatch(subject, stored, o)
       const batchCandidates = batch.candidates(d)
-      const inBatch = bestMatch(d, batchCandidates, o)
+      const inBatch = bestMatch(subject, batchCandidates, o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
       if (match?.layer !== 'url' && d.urlHash !== null) {
-        // Same URL, other content: a new version of the newest such record (stored ones are older
-        // than this batch's; within each, oldest first).
-        // A re-indexed id supersedes only records written in this session (decided before it)
-        // or stored before its own earlier record, so a re-run of the same input gives the same
-        // decisions.
-        const bound = reindexedAt.get(d.id) ?? Infinity
-        const sameUrl = stored.filter((r) => r.urlHash === d.urlHash && (r.indexedAt >= started || r.indexedAt < bound)).sort(byIndexedAt)
-        const previous = previousVersion(d, [...sameUrl, ...batchCandidates], o)
+        // Same URL, other content: a new version of the last such record first indexed before d
+        // (first-insertion order, so a re-run gives the same answer).
+        const previous = previousVersion(subject, [...stored, ...batchCandidates], o)
         if (previous !== null) supersedesOf.set(d, previous.id)
       }
       const record: FingerprintRecord = {
@@ -118,6 +113,7 @@ export class Deduplicator {
         layer: match === null ? null : match.layer,
         version: o.analyzer.version,
         indexedAt: now,
+        seq: subject.seq,
       }
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
@@ -160,23 +156,9 @@ export class Deduplicator {
         simhash: fingerprintToHex(d.fingerprint),
         reason: null,
         rule: match === null ? null : match.rule,
+        resemblance: match === null ? null : match.resemblance,
       }
     })
-  }
-
-  /**
-   * When the store already holds some of these ids (a re-run) and they have same-URL candidates:
-   * the time of each one's stored record. One `get` for those ids only (none in a first run).
-   */
-  private async earlierRecordTimes(docs: readonly PreparedDocument[], fromStore: readonly FingerprintRecord[][]): Promise<Map<string, number>> {
-    const ids: string[] = []
-    docs.forEach((d, i) => {
-      if (d.urlHash !== null && (fromStore[i] ?? []).some((r) => r.urlHash === d.urlHash && r.id !== d.id)) ids.push(d.id)
-    })
-    const times = new Map<string, number>()
-    if (ids.length === 0 || !this.options.layers.url) return times
-    for (const [id, r] of await this.options.store.get(ids)) times.set(id, r.indexedAt)
-    return times
   }
 
   /** Snapshot of the counters since this deduplicator was made. */
@@ -206,6 +188,7 @@ function rejected(id: string | null, line: number | null, reason: string): Decis
     simhash: null,
     reason: where + reason,
     rule: null,
+    resemblance: null,
   }
 }
 

@@ -14,6 +14,8 @@ export interface MatchSubject {
   short: boolean
   sketch?: string | null | undefined
   version?: string
+  /** First-insertion sequence number: when set, only records first indexed earlier can match (see `isEarlier`). */
+  seq?: number | undefined
 }
 
 /** A verified match: which record, how far, by which layer and rule. */
@@ -22,9 +24,11 @@ export interface Match {
   distance: number
   layer: Layer
   rule: Rule | null
+  /** The rule's similarity evidence: term-set Jaccard (short-text), estimated shingle resemblance (minhash); else null. */
+  resemblance: number | null
 }
 
-type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
+export type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
 
 /**
  * The store lookup for a document (prepared or stored): its keys for the enabled layers, its
@@ -64,89 +68,112 @@ export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOp
   const version = d.version ?? o.analyzer.version
   if (c.version !== version) return null
   if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) {
-    const rule = contentAgreement(d, c, distance, o)
-    if (rule !== undefined) return { record: c, distance, layer: 'url', rule }
+    const agreed = contentAgreement(d, c, distance, o)
+    if (agreed !== null) return { record: c, distance, layer: 'url', rule: agreed.rule, resemblance: agreed.resemblance }
   }
-  if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null }
+  if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null, resemblance: null }
   if (o.layers.simhash) {
-    const rule = nearRule(d, c, distance, o)
-    if (rule !== null) return { record: c, distance, layer: 'simhash', rule }
+    const near = nearRule(d, c, distance, o)
+    if (near !== null) return { record: c, distance, layer: 'simhash', rule: near.rule, resemblance: near.resemblance }
   }
-  if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
+  if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null, resemblance: null }
   return null
 }
 
+/** A rule's verdict: which rule, and its similarity evidence (see `Match.resemblance`). */
+interface RuleVerdict {
+  rule: Rule | null
+  resemblance: number | null
+}
+
 /**
- * Whether two documents of one URL say the same thing: equal normalised content (null) or a
- * near-duplicate by the content rules (the rule), whichever content layers are enabled;
- * undefined when they disagree.
+ * Whether two documents of one URL say the same thing: equal normalised content (rule null) or a
+ * near-duplicate by the content rules, whichever content layers are enabled; null when they
+ * disagree.
  */
-function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): Rule | null | undefined {
-  if (c.contentHash === d.contentHash) return null
-  return nearRule(d, c, distance, o) ?? undefined
+function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
+  if (c.contentHash === d.contentHash) return { rule: null, resemblance: null }
+  return nearRule(d, c, distance, o)
 }
 
 /** The near-duplicate rule that accepts the pair, or null. */
-function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): Rule | null {
+function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   const dSketch = d.sketch ?? null
   if (distance <= o.maxDistance) {
-    if (!d.short && !c.short) return 'simhash'
+    if (!d.short && !c.short) return { rule: 'simhash', resemblance: null }
     const short = o.analyzer.shortText
-    if (
-      d.short && c.short && dSketch !== null && c.sketch !== undefined &&
-      distance <= short.maxDistance && sketchJaccard(dSketch, c.sketch) >= short.minJaccard
-    ) {
-      return 'short-text'
+    if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
+      const jaccard = sketchJaccard(dSketch, c.sketch)
+      if (jaccard >= short.minJaccard) return { rule: 'short-text', resemblance: jaccard }
     }
   }
   // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-  if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined && minhashSimilarity(dSketch, c.sketch) >= o.minResemblance) {
-    return 'minhash'
+  if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
+    const resemblance = minhashSimilarity(dSketch, c.sketch)
+    if (resemblance >= o.minResemblance) return { rule: 'minhash', resemblance }
   }
   return null
 }
 
 /**
- * The record a document is a new version of: the newest candidate with the same URL key (fragment
- * included) whose content does not agree with it, or null. On equal `indexedAt` the later one in
- * `candidates` wins: callers list them oldest first (see {@link byIndexedAt}).
+ * The record a document is a new version of: among the candidates with the same URL key (fragment
+ * included) whose content does not agree with it, the one first indexed last (`compareOrder`);
+ * null if none. When `d.seq` is set only records first indexed before it count, so re-indexing
+ * an older version never makes it supersede a later one.
  * @example previousVersion(doc, candidates, dedup.options)?.id // 'page-v1'
  */
 export function previousVersion(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): FingerprintRecord | null {
   if (!o.layers.url || d.urlHash === null) return null
+  const ordered = d.seq !== undefined
   let newest: FingerprintRecord | null = null
   for (const c of candidates) {
-    if (c.id === d.id || c.urlHash !== d.urlHash || (newest !== null && c.indexedAt < newest.indexedAt)) continue
+    if (c.id === d.id || c.urlHash !== d.urlHash || (ordered && !isEarlier(c, d))) continue
+    if (newest !== null && compareOrder(c, newest) < 0) continue
     if (matchCandidate(d, c, o)?.layer === 'url') continue
     newest = c
   }
   return newest
 }
 
-/** Oldest first, then by id: a deterministic order for store answers (whose order is unspecified). */
-export function byIndexedAt(a: FingerprintRecord, b: FingerprintRecord): number {
-  return a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-}
-
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
 
-/** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, earlier indexed, smaller id. */
+/** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, first indexed earlier (`seq`), smaller id. */
 export function compareMatches(a: Match, b: Match): number {
   const ra = LAYER_RANK[a.layer] * 1000 + (a.rule === 'minhash' ? 100 : 0) + a.distance
   const rb = LAYER_RANK[b.layer] * 1000 + (b.rule === 'minhash' ? 100 : 0) + b.distance
   if (ra !== rb) return ra - rb
-  if (a.record.indexedAt !== b.record.indexedAt) return a.record.indexedAt - b.record.indexedAt
-  return a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0
+  return compareOrder(a.record, b.record)
+}
+
+/**
+ * The order documents were first indexed in: by `seq` (a record without one sorts last), then by
+ * id. A total order, so every decision and every cluster's representative is reproducible.
+ */
+export function compareOrder(a: { seq?: number | undefined; id: string }, b: { seq?: number | undefined; id: string }): number {
+  const sa = a.seq ?? Number.POSITIVE_INFINITY
+  const sb = b.seq ?? Number.POSITIVE_INFINITY
+  if (sa !== sb) return sa < sb ? -1 : 1
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+/**
+ * Whether `c` was first indexed before `d` (`compareOrder`): the only records `d` may point at.
+ * This rule makes re-running an input, or finishing a crashed run, decide exactly as one clean run.
+ */
+export function isEarlier(c: { seq?: number | undefined; id: string }, d: { seq?: number | undefined; id: string }): boolean {
+  return compareOrder(c, d) < 0
 }
 
 /**
  * The best verified match among candidates, skipping the document's own cluster members
- * (a re-indexed representative is not a duplicate of its own cluster).
+ * (a re-indexed representative is not a duplicate of its own cluster) and, when `d.seq` is set,
+ * every record not first indexed before it.
  */
 export function bestMatch(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): Match | null {
   let best: Match | null = null
+  const ordered = d.seq !== undefined
   for (const c of candidates) {
-    if (c.clusterId === d.id || c.id === d.id) continue
+    if (c.clusterId === d.id || c.id === d.id || (ordered && !isEarlier(c, d))) continue
     const m = matchCandidate(d, c, o)
     if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
   }
