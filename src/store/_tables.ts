@@ -324,6 +324,15 @@ export class Tables {
     }
   }
 
+  /** The distinct fingerprint versions of the live rows, sorted (one pass over the row meta). */
+  liveVersions(): string[] {
+    const seen = new Set<number>()
+    for (let row = 0; row < this.rows; row++) {
+      if (this.alive.has(row)) seen.add(this.meta.get(row) >>> VERSION_SHIFT)
+    }
+    return [...seen].map((id) => this.versions.strings[id]!).sort()
+  }
+
   /** The `seq` of a live row. */
   seqOf(row: number): number {
     return this.seqs.get(row)

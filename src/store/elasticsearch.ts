@@ -705,6 +705,22 @@ class EsStore implements ElasticsearchStore {
     return buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
   }
 
+  async versions(): Promise<string[]> {
+    await this.syncReads()
+    const res = await this.request('_search (versions)', () =>
+      this.client.search({
+        index: this.index,
+        size: 0,
+        track_total_hits: false,
+        query: { exists: { field: 'dedup.id' } },
+        aggs: { versions: { terms: { field: 'dedup.version', size: 1000 } } },
+      }),
+    )
+    const agg = res.aggregations?.versions as estypes.AggregationsStringTermsAggregate | undefined
+    const buckets = Array.isArray(agg?.buckets) ? agg.buckets : []
+    return buckets.map((b) => String(b.key)).sort()
+  }
+
   async count(): Promise<number> {
     await this.syncReads()
     const res = await this.request('_count', () => this.client.count({ index: this.index, query: { exists: { field: 'dedup.id' } } }))

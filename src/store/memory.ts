@@ -140,7 +140,7 @@ function positiveInt(name: string, value: unknown): number {
  */
 export class MemoryStore implements FingerprintStore {
   private readonly layouts = new LayoutRegistry()
-  private readonly versions = new VersionRegistry()
+  private readonly registry = new VersionRegistry()
   private tables: Tables
   private readonly limits: CandidateLimits
   private log: LogFile | null = null
@@ -169,7 +169,7 @@ export class MemoryStore implements FingerprintStore {
     if (typeof this.limits.filterBlockDistance !== 'boolean') {
       throw new DedupError('INVALID_OPTION', `Expected \`filterBlockDistance\` to be a boolean, got ${describeValue(this.limits.filterBlockDistance)}.`)
     }
-    this.tables = new Tables(this.layouts, this.versions)
+    this.tables = new Tables(this.layouts, this.registry)
   }
 
   /** Opens `options.dir` (lock, replay, compaction if half the log is dead). Prefer `openMemoryStore`. */
@@ -192,7 +192,7 @@ export class MemoryStore implements FingerprintStore {
   static async check(dir: string): Promise<MemoryStoreCheck> {
     const store = new MemoryStore()
     const abs = resolve(dir)
-    store.tables = new Tables(store.layouts, store.versions, new LogReader(join(abs, LOG_FILE)))
+    store.tables = new Tables(store.layouts, store.registry, new LogReader(join(abs, LOG_FILE)))
     try {
       const found = await checkLog(abs, store.sink(abs))
       return { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }
@@ -253,7 +253,7 @@ export class MemoryStore implements FingerprintStore {
   }
 
   private async attachReadOnly(dir: string): Promise<void> {
-    this.tables = new Tables(this.layouts, this.versions, new LogReader(join(dir, LOG_FILE)))
+    this.tables = new Tables(this.layouts, this.registry, new LogReader(join(dir, LOG_FILE)))
     try {
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
@@ -283,7 +283,7 @@ export class MemoryStore implements FingerprintStore {
     }
     try {
       // Payloads stay in the log and are read back from it (see Tables).
-      this.tables = new Tables(this.layouts, this.versions, new LogReader(join(dir, LOG_FILE)))
+      this.tables = new Tables(this.layouts, this.registry, new LogReader(join(dir, LOG_FILE)))
       // Size the indexes from the log (~80 bytes a record) so replay does not relink them as they grow.
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
@@ -316,7 +316,7 @@ export class MemoryStore implements FingerprintStore {
     // Ids put earlier in this call whose number is not in the tables yet (a repeated id keeps its first).
     const batchSeqs = new Map<string, number>()
     for (const given of records) {
-      const problem = recordProblem(given) ?? (this.versions.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
+      const problem = recordProblem(given) ?? (this.registry.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
       if (problem !== null) {
         const id = given !== null && typeof given === 'object' && typeof given.id === 'string' ? given.id : ''
         failed.push({ id, error: new DedupError('INVALID_DOCUMENT', problem) })
@@ -332,7 +332,7 @@ export class MemoryStore implements FingerprintStore {
         r = { ...r, seq }
       }
       batchSeqs.set(r.id, r.seq!)
-      this.versions.intern(r.version)
+      this.registry.intern(r.version)
       let layout = this.layouts.match(r.fingerprint.hi, r.fingerprint.lo, r.blocks)
       if (layout < 0) layout = LOG_EXPLICIT_LAYOUT
       else if (!this.layouts.inLog[layout]) {
@@ -465,6 +465,11 @@ export class MemoryStore implements FingerprintStore {
     return this.tables.live
   }
 
+  async versions(): Promise<string[]> {
+    this.checkOpen()
+    return this.tables.liveVersions()
+  }
+
   /** A no-op: every resolved put is already visible. */
   async refresh(): Promise<void> {
     this.checkOpen()
@@ -499,7 +504,7 @@ export class MemoryStore implements FingerprintStore {
       // The new tables read the new log, opened once it has replaced the old one; the old
       // tables keep reading the old file (open now) for as long as a scan of them runs.
       old.reader?.pin()
-      const fresh = new Tables(this.layouts, this.versions, new LogReader(join(this.dir!, LOG_FILE)))
+      const fresh = new Tables(this.layouts, this.registry, new LogReader(join(this.dir!, LOG_FILE)))
       fresh.reserve(old.live)
       await log.rewrite(this.rebuildFrames(fresh))
       this.tables = fresh
@@ -551,7 +556,7 @@ export class MemoryStore implements FingerprintStore {
 
   /** Compacts an in-memory store synchronously. */
   private rebuildNow(): void {
-    const fresh = new Tables(this.layouts, this.versions)
+    const fresh = new Tables(this.layouts, this.registry)
     fresh.reserve(this.tables.live)
     for (const frame of this.rebuildFrames(fresh)) void frame
     this.tables = fresh
