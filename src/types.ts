@@ -112,4 +112,10 @@ export interface Decision {
   rule: Rule | null
   /** The rule's similarity evidence: term-set Jaccard (rule short-text) or estimated word-shingle resemblance (rule minhash); else null. */
   resemblance: number | null
+  /**
+   * Present when the document has the URL of an earlier record whose content it does not share:
+   * it is a new version of that page (the newest earlier one), not a duplicate. Additive: absent
+   * otherwise.
+   */
+  supersedes?: string
 }

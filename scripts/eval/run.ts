@@ -3,7 +3,7 @@
  * seed-style baseline on it, and prints precision, recall, F1, recall per perturbation and per
  * length bucket, false positives per category (with examples) and throughput.
  *
- *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline]
+ *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only]
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -15,6 +15,7 @@ import { buildDataset, toEvalDocs, type Dataset } from './dataset.js'
 import { computeMetrics, type EvalMetrics } from './metrics.js'
 import { evalRealHtml } from './real-html-run.js'
 import type { EvalSystem } from './systems.js'
+import { runKinds } from './run-kinds.js'
 
 interface SystemResult {
   name: string
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
       limit: { type: 'string' },
       json: { type: 'string' },
       system: { type: 'string' },
+      kinds: { type: 'string', default: 'all' },
     },
   })
   const seed = Number(values.seed)
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
   if (values.system !== undefined && !['simdup', 'baseline'].includes(values.system)) {
     throw new Error(`--system must be simdup or baseline, got ${values.system}`)
   }
+  if (!['all', 'none', 'only'].includes(values.kinds)) throw new Error(`--kinds must be all, none or only, got ${values.kinds}`)
   const log = (s: string): void => console.error(s)
 
   const corpus = await loadCorpus({ log })
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
   if (values.system !== 'simdup') factories.push(['baseline', async () => createBaselineSystem()])
 
   const results: SystemResult[] = []
-  for (const [, factory] of factories) {
+  for (const [, factory] of values.kinds === 'only' ? [] : factories) {
     const i0 = performance.now()
     const system = await factory()
     if (system === null) continue
@@ -151,7 +154,15 @@ async function main(): Promise<void> {
   }
   printComparison(results)
   // Kind (a): raw HTML pages with real site chrome, a stream of its own (real-html.ts).
-  const realHtml = await evalRealHtml(factories.map(([, f]) => f), { seed })
+  const realHtml = values.kinds === 'none' ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed })
+  // Kinds (b)–(d) (issue 15): simdup only, each its own stream; overall = main + every kind.
+  if (values.kinds !== 'none' && values.system !== 'baseline') {
+    const streams = [
+      ...results.filter((r) => r.name === 'simdup').map((r) => ({ name: 'main', metrics: r.metrics })),
+      ...realHtml.filter((r) => r.name === 'simdup').map((r) => ({ name: 'real-html', metrics: r.metrics })),
+    ]
+    await runKinds(corpus, seed, async () => (await loadSimdup(log))!, log, streams)
+  }
 
   if (values.json !== undefined) {
     writeFileSync(values.json, JSON.stringify({

@@ -20,6 +20,8 @@ export interface EvalDecision {
   id: string
   duplicateOf: string | null
   clusterId: string
+  /** A new version of this earlier document's URL (systems that tell versions apart). */
+  supersedes?: string
 }
 
 /**

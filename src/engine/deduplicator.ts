@@ -1,7 +1,7 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, previousVersion, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -87,6 +87,7 @@ export class Deduplicator {
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
+    const supersedesOf = new Map<PreparedDocument, string>()
     docs.forEach((d, i) => {
       const subject = { ...d, seq: seqs[i]! }
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
@@ -99,6 +100,12 @@ export class Deduplicator {
       let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
       const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
+      if (match?.layer !== 'url' && d.urlHash !== null) {
+        // Same URL, other content: a new version of the last such record first indexed before d
+        // (first-insertion order, so a re-run gives the same answer).
+        const previous = previousVersion(subject, [...stored, ...earlier].filter((r) => keep.has(r)), o)
+        if (previous !== null) supersedesOf.set(d, previous.id)
+      }
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -143,7 +150,9 @@ export class Deduplicator {
       }
       const match = matchOf.get(d) ?? null
       this.stats.decide(match === null ? null : match.layer)
+      const supersedes = supersedesOf.get(d)
       return {
+        ...(supersedes === undefined ? {} : { supersedes }),
         id: d.id,
         line: d.line,
         status: match === null ? 'unique' : 'duplicate',

@@ -57,33 +57,82 @@ export function candidateQuery(
 
 /**
  * Verifies one candidate against a document, layer by layer (url → exact → simhash → title);
- * null when no enabled layer accepts it. Records of another fingerprint version compare by URL only.
+ * null when no enabled layer accepts it. The url layer is a duplicate only when the content
+ * agrees too (see {@link contentAgreement}): the same URL with other content is a new version
+ * ({@link previousVersion}), and sections keyed `page#s5`, `page#s6` are separate documents.
+ * Records of another fingerprint version are never matched (their content cannot be compared).
  * @example matchCandidate(doc, record, dedup.options)?.layer // 'simhash'
  */
 export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOptions): Match | null {
   const distance = hamming(d.fingerprint, c.fingerprint)
-  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null, resemblance: null }
   const version = d.version ?? o.analyzer.version
   if (c.version !== version) return null
+  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) {
+    const agreed = contentAgreement(d, c, distance, o)
+    if (agreed !== null) return { record: c, distance, layer: 'url', rule: agreed.rule, resemblance: agreed.resemblance }
+  }
   if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null, resemblance: null }
-  const dSketch = d.sketch ?? null
   if (o.layers.simhash) {
-    if (distance <= o.maxDistance) {
-      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash', resemblance: null }
-      const short = o.analyzer.shortText
-      if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
-        const jaccard = sketchJaccard(dSketch, c.sketch)
-        if (jaccard >= short.minJaccard) return { record: c, distance, layer: 'simhash', rule: 'short-text', resemblance: jaccard }
-      }
-    }
-    // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-    if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
-      const resemblance = minhashSimilarity(dSketch, c.sketch)
-      if (resemblance >= o.minResemblance) return { record: c, distance, layer: 'simhash', rule: 'minhash', resemblance }
-    }
+    const near = nearRule(d, c, distance, o)
+    if (near !== null) return { record: c, distance, layer: 'simhash', rule: near.rule, resemblance: near.resemblance }
   }
   if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null, resemblance: null }
   return null
+}
+
+/** A rule's verdict: which rule, and its similarity evidence (see `Match.resemblance`). */
+interface RuleVerdict {
+  rule: Rule | null
+  resemblance: number | null
+}
+
+/**
+ * Whether two documents of one URL say the same thing: equal normalised content (rule null) or a
+ * near-duplicate by the content rules, whichever content layers are enabled; null when they
+ * disagree.
+ */
+function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
+  if (c.contentHash === d.contentHash) return { rule: null, resemblance: null }
+  return nearRule(d, c, distance, o)
+}
+
+/** The near-duplicate rule that accepts the pair, or null. */
+function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
+  const dSketch = d.sketch ?? null
+  if (distance <= o.maxDistance) {
+    if (!d.short && !c.short) return { rule: 'simhash', resemblance: null }
+    const short = o.analyzer.shortText
+    if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
+      const jaccard = sketchJaccard(dSketch, c.sketch)
+      if (jaccard >= short.minJaccard) return { rule: 'short-text', resemblance: jaccard }
+    }
+  }
+  // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
+  if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
+    const resemblance = minhashSimilarity(dSketch, c.sketch)
+    if (resemblance >= o.minResemblance) return { rule: 'minhash', resemblance }
+  }
+  return null
+}
+
+/**
+ * The record a document is a new version of: among the candidates with the same URL key (fragment
+ * included) whose content does not agree with it, the one first indexed last (`compareOrder`);
+ * null if none. When `d.seq` is set only records first indexed before it count, so re-indexing
+ * an older version never makes it supersede a later one.
+ * @example previousVersion(doc, candidates, dedup.options)?.id // 'page-v1'
+ */
+export function previousVersion(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): FingerprintRecord | null {
+  if (!o.layers.url || d.urlHash === null) return null
+  const ordered = d.seq !== undefined
+  let newest: FingerprintRecord | null = null
+  for (const c of candidates) {
+    if (c.id === d.id || c.urlHash !== d.urlHash || (ordered && !isEarlier(c, d))) continue
+    if (newest !== null && compareOrder(c, newest) < 0) continue
+    if (matchCandidate(d, c, o)?.layer === 'url') continue
+    newest = c
+  }
+  return newest
 }
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }

@@ -6,6 +6,9 @@ import { canonicalUrl, normalizeText } from '../normalize/index.js'
 import { TITLE_NORMALIZE_OPTIONS, isGenericNormalizedTitle } from '../normalize/title.js'
 import { validateDocument } from './validate.js'
 
+/** Canonical URL options of the url layer's key. */
+const URL_KEY_OPTIONS = Object.freeze({ keepFragment: true })
+
 /** One incoming line: a parsed JSON value, or a line already rejected upstream (bad JSON, bad UTF-8). */
 export type IncomingItem =
   | { value: unknown; line?: number | null }
@@ -52,7 +55,8 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
   if (analysis.normalized.length === 0) {
     return { ok: false, id: doc.id, line, reason: 'field `content` is empty after normalisation (only markup, emoji or control characters)' }
   }
-  const url = doc.url == null ? null : canonicalUrl(doc.url)
+  // The url layer keys sections of one page (`ch06.html#s5`, `#s6`) apart: see decide's url rule.
+  const url = doc.url == null ? null : canonicalUrl(doc.url, URL_KEY_OPTIONS)
   const title = doc.title == null ? '' : normalizeText(doc.title, TITLE_NORMALIZE_OPTIONS)
   return {
     ok: true,

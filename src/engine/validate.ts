@@ -1,5 +1,6 @@
 import { describeValue } from '../errors.js'
 import type { InputDocument } from '../types.js'
+import { stripTerminalEscapes } from '../normalize/text.js'
 
 /** A document that passed validation, or the reason it did not. */
 export type Validated = { ok: true; doc: InputDocument } | { ok: false; id: string | null; reason: string }
@@ -78,13 +79,20 @@ export function validateDocument(value: unknown, maxContentLength: number): Vali
   return { ok: true, doc }
 }
 
-function binaryReason(content: string): string | null {
+/**
+ * Binary junk is judged on what the text says: terminal escape sequences (colours in quote files
+ * and logs) are markup that normalisation strips, so they are removed before counting controls.
+ */
+function binaryReason(raw: string): string | null {
+  const nul = raw.indexOf('\0')
+  if (nul !== -1) return `field \`content\` contains a NUL character at offset ${nul}: binary data, not text`
+  const content = stripTerminalEscapes(raw)
+  if (content.trim().length === 0) return 'field `content` holds only terminal escape sequences, no text'
   let controls = 0
   let replacement = 0
   const n = content.length
   for (let i = 0; i < n; i++) {
     const c = content.charCodeAt(i)
-    if (c === 0) return `field \`content\` contains a NUL character at offset ${i}: binary data, not text`
     if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f) controls++
     else if (c === 0xfffd) replacement++
   }

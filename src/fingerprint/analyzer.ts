@@ -9,7 +9,8 @@ import { simhashOfHashes } from './simhash.js'
 import { contentKey, hash64Hex } from './hash.js'
 import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
-import { minhashOfHashes, type MinHashSketch } from './minhash.js'
+import { MIN_MINHASH_SHINGLES, minhashOfHashes, type MinHashSketch } from './minhash.js'
+import { stripAttribution } from '../normalize/attribution.js'
 import { TermTable } from './_term-table.js'
 import { RunMemo } from './_run-memo.js'
 
@@ -58,6 +59,12 @@ export interface AnalyzerOptions {
    * are): repeated clauses are segmented once. Never changes the output. @default true
    */
   memoizeRuns?: boolean
+  /**
+   * Leave a trailing attribution / signature line ("—— 李白《将进酒》", "--《论语》为政", "出自《…》")
+   * out of the analysis: it says who wrote a text, not what it says (see normalize/attribution.ts).
+   * @default true
+   */
+  stripAttribution?: boolean
 }
 
 /** A configured pipeline. `version` names every setting that changes fingerprints. */
@@ -110,7 +117,9 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     `user=${userId}`,
     `w=${weighting.singleCharFactor},${weighting.numberFactor}`,
     `short=${shortText.minTerms},${shortText.maxTopShare}`,
+    ...(options.stripAttribution === false ? ['attr=keep'] : []),
   ].join(';')
+  const attribution = options.stripAttribution !== false
   const table = new TermTable(idf, stop.words, weighting.singleCharFactor, weighting.numberFactor)
   let memo: RunMemo | undefined
   const ready = (): Segmenter => {
@@ -133,7 +142,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     shortText: Object.freeze(shortText),
     segment: (normalized) => ready().cut(normalized),
     analyze(content: string): Analysis {
-      const normalized = normalize(content)
+      const normalized = attribution ? stripAttribution(normalize(content)) : normalize(content)
       const key = contentKey(normalized)
       const seen = recent.get(key)
       if (seen !== undefined && seen.normalized === normalized) return seen
@@ -145,7 +154,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       const d = table.distinctLength
       const short = isShortWeights(table.weights, d, shortText)
       let minhash: MinHashSketch | null = null
-      if (!short) {
+      // A MinHash sketch estimates resemblance only from enough shingles (see MIN_MINHASH_SHINGLES).
+      if (!short && table.sequenceLength - 2 >= MIN_MINHASH_SHINGLES) {
         const m = table.sequenceLength
         if (th.length < m) th = new Int32Array(Math.max(m, th.length * 2))
         const seq = table.sequence

@@ -18,6 +18,13 @@ import { HASH_OUT, hashToken, hex8, hex32 } from './hash.js'
  * ("rotation" densification, Shrivastava & Li 2014).
  */
 export const MINHASH_SIZE = 16
+/**
+ * Fewest word 3-shingles a document needs for a MinHash sketch (the analyzer gives none below).
+ * With fewer shingles than bins, most minima are densified copies of a handful of values, and two
+ * texts sharing two or three shingles (an attribution line, a set phrase) agree on many bins: the
+ * estimate is noise. At one shingle per bin on average, each minimum has its own sample.
+ */
+export const MIN_MINHASH_SHINGLES = MINHASH_SIZE
 /** Minima per LSH band: two equal minima ⇒ P(band match) = J². */
 export const BAND_ROWS = 2
 export const BAND_COUNT = MINHASH_SIZE / BAND_ROWS

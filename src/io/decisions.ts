@@ -18,6 +18,8 @@ export function formatDecision(d: Decision): string {
     reason: d.reason,
     rule: d.rule,
     resemblance: d.resemblance === null ? null : Math.round(d.resemblance * 1000) / 1000,
+    // Additive: only on a new version of an earlier document's URL, so other lines are unchanged.
+    ...(d.supersedes === undefined ? {} : { supersedes: d.supersedes }),
   })
 }
 

@@ -73,6 +73,26 @@ function skipEscape(text: string, i: number): number {
   return i // a lone ESC
 }
 
+/**
+ * The text without its terminal escape sequences (ANSI/ECMA-48: CSI such as SGR colours
+ * `\x1b[33m`, OSC/DCS strings, nF and two-character escapes), parsed exactly as normalisation
+ * parses them; everything else is kept as it was. Used to judge "binary" on what a document says,
+ * not on its colour codes.
+ * @example stripTerminalEscapes('\x1b[33m李白\x1b[m') // '李白'
+ */
+export function stripTerminalEscapes(text: string): string {
+  let i = text.indexOf('\x1b')
+  if (i === -1) return text
+  let out = ''
+  let from = 0
+  while (i !== -1) {
+    out += text.slice(from, i)
+    from = skipEscape(text, i) + 1
+    i = text.indexOf('\x1b', from)
+  }
+  return out + text.slice(from)
+}
+
 function classAt(buf: Uint16Array, end: number): number {
   const c = buf[end - 1]!
   if (c >= 0xdc00 && c <= 0xdfff && end >= 2) return astralClass(((buf[end - 2]! - 0xd800) << 10) + (c - 0xdc00) + 0x10000)

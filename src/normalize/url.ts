@@ -33,6 +33,13 @@ export interface CanonicalUrlOptions {
   sortQuery?: boolean
   /** Parameters to drop; see {@link DEFAULT_TRACKING_PARAMS}. @default DEFAULT_TRACKING_PARAMS */
   trackingParams?: readonly string[]
+  /**
+   * Keep the fragment (`#s5`). Off, `page#s5` and `page#s6` are one address, as for a browser. On,
+   * they stay apart: the url layer keys documents with it, since section crawlers and RAG
+   * chunkers key each section of a page as its own document by a fragment.
+   * @default false
+   */
+  keepFragment?: boolean
 }
 
 const INDEX_FILES = new Set(['index.html', 'index.htm', 'index.shtml', 'default.htm', 'default.html'])
@@ -81,7 +88,7 @@ function normalizeEscapes(s: string): string {
 }
 
 function checkOptions(options: CanonicalUrlOptions): void {
-  for (const key of ['stripWww', 'stripIndex', 'sortQuery'] as const) {
+  for (const key of ['stripWww', 'stripIndex', 'sortQuery', 'keepFragment'] as const) {
     const value: unknown = options[key]
     if (value !== undefined && typeof value !== 'boolean') {
       throw new DedupError('INVALID_OPTION', `Expected \`${key}\` to be a boolean, got ${describeValue(value)}.`)
@@ -142,6 +149,7 @@ export function canonicalUrl(url: string, options: CanonicalUrlOptions = {}): st
     params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
   }
   const query = params.length === 0 ? '' : `?${params.map(([k, v]) => k + v).join('&')}`
-  const fragment = parsed.hash.startsWith('#!') ? normalizeEscapes(parsed.hash) : ''
+  const keep = parsed.hash.length > 1 && (options.keepFragment === true || parsed.hash.startsWith('#!'))
+  const fragment = keep ? normalizeEscapes(parsed.hash) : ''
   return `${parsed.protocol}//${host}${port}${path}${query}${fragment}`
 }

@@ -21,7 +21,7 @@ describe('the simdup binary', () => {
       JSON.stringify({ id: 'a', content: ARTICLE_A, url: 'https://example.com/a?utm_source=x' }),
       JSON.stringify({ id: 'b', content: ARTICLE_B }),
       JSON.stringify({ id: 'huge', content: '字'.repeat(7_000_000) }), // 21 MB of UTF-8
-      JSON.stringify({ id: 'a-copy', content: ARTICLE_C, url: 'https://EXAMPLE.com/a' }),
+      JSON.stringify({ id: 'a-copy', content: ARTICLE_A, url: 'https://EXAMPLE.com/a' }), // same page, same text: a url duplicate
     ]
     const bytes = Buffer.concat([
       Buffer.from(lines.join('\n') + '\n'),

@@ -34,11 +34,60 @@ describe('Deduplicator layers', () => {
     expect(out.every((x) => /^[0-9a-f]{16}$/.test(x.simhash!))).toBe(true)
   })
 
-  test('url layer: same canonical URL (tracking params, case, fragment) ⇒ duplicate', async () => {
+  test('url layer: same canonical URL (tracking params, case, port, slash) and agreeing content ⇒ duplicate', async () => {
     const d = await dedup()
     await d.add([{ id: 'a', content: ARTICLE_A, url: 'https://News.example.com/2024/lib?id=7' }])
-    const [x] = await d.add([{ id: 'b', content: ARTICLE_B, url: 'https://news.example.com:443/2024/lib/?utm_source=wx&id=7#top' }])
+    const [x] = await d.add([{ id: 'b', content: `${ARTICLE_A}\n（本文转载请注明出处）`, url: 'https://news.example.com:443/2024/lib/?utm_source=wx&id=7' }])
     expect(x).toMatchObject({ status: 'duplicate', layer: 'url', duplicateOf: 'a', clusterId: 'a' })
+    expect(x!.supersedes).toBeUndefined()
+  })
+
+  // Issue 15, failure mode 2: the url layer called any later document of one URL a duplicate.
+  test('url layer: same URL, other content ⇒ a new version (supersedes), not a duplicate', async () => {
+    const d = await dedup()
+    await d.add([{ id: 'v1', content: ARTICLE_A, url: 'https://news.example.com/lib' }])
+    const [v2] = await d.add([{ id: 'v2', content: ARTICLE_B, url: 'https://news.example.com/lib?utm_source=wx' }])
+    expect(v2).toMatchObject({ status: 'unique', duplicateOf: null, clusterId: 'v2', supersedes: 'v1' })
+    // Within one batch too, and a third version supersedes the newest one.
+    const [, , v3] = await d.add([
+      { id: 'c1', content: ARTICLE_C, url: 'https://other.example.com/x' },
+      { id: 'c2', content: ARTICLE_D, url: 'https://other.example.com/x' },
+      { id: 'c3', content: ARTICLE_B, url: 'https://other.example.com/x' },
+    ])
+    expect(v3).toMatchObject({ status: 'duplicate', layer: 'exact', duplicateOf: 'v2', supersedes: 'c2' })
+  })
+
+  test('url layer: re-indexing the same versions gives the same decisions (a version never supersedes a later one)', async () => {
+    const store = await openMemoryStore()
+    const runs: (string | undefined)[][] = []
+    for (let run = 0; run < 2; run++) {
+      const d = createDeduplicator({ store, analyzer }) // a re-run: a new process on the same store
+      const out: (string | undefined)[] = []
+      // Three versions of one page, crawled in three batches.
+      for (const [id, content] of [['p1', ARTICLE_A], ['p2', ARTICLE_B], ['p3', ARTICLE_C]] as const) {
+        const [x] = await d.add([{ id, content, url: 'https://news.example.com/page' }])
+        out.push(`${x!.status} ${x!.supersedes ?? '-'}`)
+      }
+      runs.push(out)
+    }
+    expect(runs[0]).toEqual(['unique -', 'unique p1', 'unique p2'])
+    expect(runs[1]).toEqual(runs[0])
+  })
+
+  test('url layer: fragment-keyed sections of one page are separate documents unless their contents agree', async () => {
+    const d = await dedup()
+    const out = await d.add([
+      { id: 's5', content: ARTICLE_A, url: 'https://site.example/ch06.html#s5' },
+      { id: 's6', content: ARTICLE_B, url: 'https://site.example/ch06.html#s6' },
+      { id: 's7', content: ARTICLE_C, url: 'https://site.example/ch06.html#s7' },
+      { id: 's5b', content: ARTICLE_A, url: 'https://site.example/ch06.html#s6-copy' },
+    ])
+    expect(out.map((x) => [x.status, x.duplicateOf, x.supersedes])).toEqual([
+      ['unique', null, undefined],
+      ['unique', null, undefined],
+      ['unique', null, undefined],
+      ['duplicate', 's5', undefined],
+    ])
   })
 
   test('exact layer: full-width / Traditional / extra whitespace copies normalise to the same content', async () => {
@@ -287,5 +336,38 @@ describe('engine vs brute force', () => {
       })
       expect(decision.status, `doc ${i}`).toBe(matches.length > 0 ? 'duplicate' : 'unique')
     })
+  })
+})
+
+// Issue 15, failure mode 4: short quotes with an attribution line (real entries of Debian's fortunes-zh).
+describe('short quotes with an attribution line', () => {
+  // Two different lines of one poem, same attribution ("the dog barks at the wicket gate…" / "at dusk the blue hills are far…").
+  const POEM_A = '柴门闻犬吠，风雪夜归人。\n    -- 刘长卿《逢雪宿芙蓉山主人》'
+  const POEM_B = '日暮苍山远，天寒白屋贫。\n    -- 刘长卿《逢雪宿芙蓉山主人》'
+  const POEM_C = '北风卷地白草折，胡天八月即飞雪。\n    -- 岑参《白雪歌送武判官归京》'
+  const POEM_D = '山回路转不见君，雪上空留马行处。\n    -- 岑参《白雪歌送武判官归京》'
+
+  test('different quotes of one source are not duplicates', async () => {
+    const d = await dedup()
+    const out = await d.add([POEM_A, POEM_B, POEM_C, POEM_D].map((content, i) => ({ id: `q${i}`, content })))
+    expect(out.map((x) => x.status)).toEqual(['unique', 'unique', 'unique', 'unique'])
+  })
+
+  test('without attribution stripping, too few shingles give no MinHash match either', async () => {
+    const d = await dedup({ analyzer: createAnalyzer({ stripAttribution: false }) })
+    const out = await d.add([POEM_A, POEM_B, POEM_C, POEM_D].map((content, i) => ({ id: `q${i}`, content })))
+    expect(out.map((x) => x.status)).toEqual(['unique', 'unique', 'unique', 'unique'])
+  })
+
+  test('the same quote with its attribution written another way is a duplicate', async () => {
+    const d = await dedup()
+    const out = await d.add([
+      { id: 'a', content: '求人须求大丈夫，济人须济急时无。\n    --《增广贤文》' }, // the same saying credited to two collections
+      { id: 'b', content: '求人须求大丈夫，济人须济急时无。\n    --《谚语》' },
+      { id: 'c', content: '子曰：“古者言之不出，耻躬之不逮也。”\n    --《论语》里仁' },
+      { id: 'd', content: '子曰：“古者言之不出，耻躬之不逮也。” ——《论语·里仁》' },
+      { id: 'e', content: '子曰：“古者言之不出，耻躬之不逮也。”\n出自孔子《论语》' },
+    ])
+    expect(out.map((x) => [x.id, x.duplicateOf])).toEqual([['a', null], ['b', 'a'], ['c', null], ['d', 'c'], ['e', 'c']])
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import {
   contentTokens, createAnalyzer, defaultIdf, defaultSegmenter, defaultStopWords, fingerprintToHex, isShortText,
-  minhashSketch, normalizeContent, simhash, termSetSketch, weightContentTokens, type Analysis,
+  minhashSketch, MIN_MINHASH_SHINGLES, normalizeContent, simhash, stripAttribution, termSetSketch, weightContentTokens, type Analysis,
 } from '../../../src/index.js'
 import { contentKey } from '../../../src/fingerprint/hash.js'
 import { TermTable } from '../../../src/fingerprint/_term-table.js'
@@ -13,11 +13,11 @@ const stop = defaultStopWords().words
 
 /** The pipeline written stage by stage with the public per-stage functions: the oracle. */
 function reference(content: string) {
-  const normalized = normalizeContent(content)
+  const normalized = stripAttribution(normalizeContent(content))
   const tokens = contentTokens(seg.cut(normalized), stop)
   const terms = weightContentTokens(tokens, idf)
   const short = isShortText(terms)
-  const minhash = short ? null : minhashSketch(tokens)
+  const minhash = short || tokens.length - 2 < MIN_MINHASH_SHINGLES ? null : minhashSketch(tokens)
   return {
     normalized,
     terms,

@@ -54,6 +54,11 @@ describe('canonicalUrl', () => {
   it('stripIndex: false keeps index.html', () => {
     expect(canonicalUrl('https://example.com/index.html', { stripIndex: false })).toBe('https://example.com/index.html')
   })
+  it('keepFragment: true keeps a section fragment (the url layer keys page#s5 and page#s6 apart)', () => {
+    expect(canonicalUrl('https://Site.example/ch06.html#s5', { keepFragment: true })).toBe('https://site.example/ch06.html#s5')
+    expect(canonicalUrl('https://site.example/ch06.html#', { keepFragment: true })).toBe('https://site.example/ch06.html')
+    expect(canonicalUrl('https://site.example/ch06.html#s5')).toBe('https://site.example/ch06.html')
+  })
   it('sortQuery: false keeps the order', () => {
     expect(canonicalUrl('https://example.com/?b=2&a=1', { sortQuery: false })).toBe('https://example.com?b=2&a=1')
   })
