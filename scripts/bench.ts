@@ -18,6 +18,7 @@ import {
 } from '../src/index.js'
 import { RunMemo } from '../src/fingerprint/_run-memo.js'
 import { TermTable } from '../src/fingerprint/_term-table.js'
+import { buildRealHtmlDataset } from './eval/real-html.js'
 
 const { values } = parseArgs({
   options: {
@@ -238,6 +239,37 @@ console.log(`pipeline (parse + prepare) on ${workers} workers / raw segmentation
 console.log(`  ceiling: two independent 1-worker pools at once, each the whole corpus / one alone: ${ratios.twoIndependentCopiesVsOne.toFixed(2)}× (what the cores lose to each other)`)
 console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engineWorkersVsPipeline.toFixed(2)}×; / engine on 1 thread: ${ratios.engineWorkersVsEngine1.toFixed(2)}×; / raw segmentation: ${ratios.engineWorkersVsRawSeg.toFixed(2)}×`)
 
+// HTML input: the pages of eval kind (a) (real Debian HTML as shipped, with its chrome), through
+// the normalise stage with the link-density rule (default) and without it (the names-and-tags
+// path before it), next to plain text, in interleaved rounds. Plain text never reaches the HTML
+// parser (looksLikeHtml is false), so its row is the corpus row above, timed again in each round.
+const htmlPages = buildRealHtmlDataset({ seed: 1 }).docs.map((d) => d.html)
+const htmlChars = htmlPages.reduce((a, h) => a + h.length, 0)
+const htmlBytes = htmlPages.reduce((a, h) => a + Buffer.byteLength(h), 0)
+const htmlRounds = await rounds({
+  linkDensity: timed(() => htmlPages.forEach((h) => normalizeContent(h))),
+  namesOnly: timed(() => htmlPages.forEach((h) => normalizeContent(h, { linkDensity: false }))),
+  plain: timed(() => contents.forEach((c) => normalizeContent(c))),
+}, n)
+const html = {
+  pages: htmlPages.length,
+  mb: htmlBytes / 1e6,
+  linkDensityDocsPerSec: htmlPages.length / (median(htmlRounds.map((t) => t.linkDensity!)) / 1000),
+  namesOnlyDocsPerSec: htmlPages.length / (median(htmlRounds.map((t) => t.namesOnly!)) / 1000),
+  plainDocsPerSec: contents.length / (median(htmlRounds.map((t) => t.plain!)) / 1000),
+  linkDensityVsNamesOnly: ratioOf(htmlRounds, 'namesOnly', 'linkDensity'),
+}
+for (const [stage, dps, nDocs, nBytes, nChars] of [
+  ['normalise HTML pages (default: link density)', html.linkDensityDocsPerSec, htmlPages.length, htmlBytes, htmlChars],
+  ['normalise HTML pages (linkDensity: false)', html.namesOnlyDocsPerSec, htmlPages.length, htmlBytes, htmlChars],
+  ['normalise plain text (same rounds)', html.plainDocsPerSec, contents.length, bytes, chars],
+] as const) {
+  const seconds = nDocs / dps
+  rows.push({ stage, seconds, docsPerSec: dps, mbPerSec: nBytes / 1e6 / seconds, charsPerSec: nChars / seconds })
+  console.log(`${stage.padEnd(44)} ${Math.round(dps).toString().padStart(7)} docs/s ${(nBytes / 1e6 / seconds).toFixed(2).padStart(7)} MB/s`)
+}
+console.log(`HTML (${htmlPages.length} real pages, ${html.mb.toFixed(1)} MB): link density / without it: ${html.linkDensityVsNamesOnly.toFixed(2)}× (target ≥ 0.5×)`)
+
 let es: Record<string, number | number[]> | undefined
 if (values.es !== undefined) {
   const { createElasticsearchStore } = await import('../src/store/elasticsearch.js')
@@ -280,4 +312,4 @@ if (values.es !== undefined) {
   )
 }
 
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, es }, null, 2))
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, html, es }, null, 2))

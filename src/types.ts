@@ -96,4 +96,6 @@ export interface Decision {
   reason: string | null
   /** Which rule decided a simhash-layer duplicate, or which would have (short texts). */
   rule: Rule | null
+  /** The rule's similarity evidence: term-set Jaccard (rule short-text) or estimated word-shingle resemblance (rule minhash); else null. */
+  resemblance: number | null
 }

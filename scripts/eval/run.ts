@@ -13,6 +13,7 @@ import { loadCorpus } from '../corpus/load.js'
 import { createBaselineSystem } from './baseline.js'
 import { buildDataset, toEvalDocs, type Dataset } from './dataset.js'
 import { computeMetrics, type EvalMetrics } from './metrics.js'
+import { evalRealHtml } from './real-html-run.js'
 import type { EvalSystem } from './systems.js'
 
 interface SystemResult {
@@ -149,6 +150,8 @@ async function main(): Promise<void> {
     printSystem(result)
   }
   printComparison(results)
+  // Kind (a): raw HTML pages with real site chrome, a stream of its own (real-html.ts).
+  const realHtml = await evalRealHtml(factories.map(([, f]) => f), { seed })
 
   if (values.json !== undefined) {
     writeFileSync(values.json, JSON.stringify({
@@ -159,6 +162,7 @@ async function main(): Promise<void> {
       facts: dataset.facts,
       datasetBuildMs: buildMs,
       systems: results,
+      realHtml,
     }, null, 2))
     log(`wrote ${values.json}`)
   }

@@ -4,7 +4,7 @@ import { parseStopWords } from '../segment/stopwords.js'
 import { parseUserDict } from '../segment/segmenter.js'
 import type { PortableAnalyzerOptions } from '../engine/prepare-pool.js'
 import type { CliIO } from './io.js'
-import { UsageError } from './io.js'
+import { InputError, fsReason } from './io.js'
 
 export const ANALYZER_FLAGS = {
   'user-dict': { type: 'string' },
@@ -18,7 +18,7 @@ function readText(path: string, flag: string, io: CliIO): string {
   try {
     return readFileSync(resolve(io.cwd, path), 'utf8')
   } catch (err) {
-    throw new UsageError(`Cannot read --${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    throw new InputError(`cannot read --${flag} ${path}: ${fsReason(err)}`)
   }
 }
 

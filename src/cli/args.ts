@@ -1,21 +1,70 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { DEFAULT_BLOCK_SCHEME, guaranteedDistance, type BlockScheme } from '../fingerprint/blocks.js'
 import { UsageError } from './io.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
-/** parseArgs with usage errors instead of TypeErrors. */
+/**
+ * parseArgs with usage errors in the user's words instead of the parser's TypeErrors. A negative
+ * number after a string flag (`--k -1`) is taken as its value, so the flag's own range check
+ * answers it rather than the parser's "argument is ambiguous".
+ */
 export function parse<T extends Options>(args: string[], options: T): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    const next = args[i + 1]
+    const name = a.startsWith('--') ? a.slice(2) : null
+    if (name !== null && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${a}=${next}`)
+      i++
+    } else joined.push(a)
+  }
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true })
+    return parseArgs({ args: joined, options, allowPositionals: true, strict: true })
   } catch (err) {
-    throw new UsageError((err as Error).message)
+    throw new UsageError(parserMessage(err as Error & { code?: string }))
+  }
+}
+
+function parserMessage(err: Error & { code?: string }): string {
+  const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option \`${flag}\`.`
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      // "argument missing" (flag last) or "ambiguous" (next word starts with a dash)
+      if (/argument missing|ambiguous/.test(err.message)) return `\`${flag}\` needs a value (write \`${flag}=VALUE\` for a value starting with -).`
+      return `\`${flag}\` takes no value.`
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return 'unexpected argument.'
+    default:
+      return err.message
   }
 }
 
 /** Integer flag within a range, or a usage error naming the flag. */
 export function intFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback
-  const n = Number(value)
+  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`Expected --${name} to be an integer from ${min} to ${max}, got \`${value}\`.`)
   return n
+}
+
+/** The default of `--k`. */
+export const DEFAULT_K = 3
+
+/**
+ * `--k`, checked once for every command in the user's terms: an integer from 0 to what the block
+ * scheme can guarantee to find (3 for the default 4 blocks of which 1 must match).
+ * @example kFlag('2') // 2
+ */
+export function kFlag(value: string | undefined, scheme: BlockScheme = DEFAULT_BLOCK_SCHEME): number {
+  const max = guaranteedDistance(scheme)
+  const n = value === undefined ? DEFAULT_K : /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN
+  if (Number.isInteger(n) && n >= 0 && n <= max) return n
+  const custom = scheme.blocks !== DEFAULT_BLOCK_SCHEME.blocks || scheme.minMatch !== DEFAULT_BLOCK_SCHEME.minMatch
+  const why = `k is how many of the 64 SimHash bits may differ; with ${scheme.blocks} blocks of which ${scheme.minMatch} must match${custom ? '' : ' (the default)'}, the index finds every pair up to ${max} bits apart, not beyond`
+  const got = value === undefined ? `the default ${DEFAULT_K}` : `\`${value}\``
+  throw new UsageError(`Expected --k to be an integer from 0 to ${max}, got ${got}: ${why}.`)
 }

@@ -1,13 +1,65 @@
 /** What the CLI touches of the outside world; tests pass a fake. */
 export interface CliIO {
   stdin: AsyncIterable<Uint8Array | string>
-  stdout: { write(text: string): unknown }
+  /**
+   * Standard output. `flush` (optional) resolves once what was written is handed to the OS and
+   * rejects with an `OutputError` when writing failed (a closed pipe, a full disk).
+   */
+  stdout: { write(text: string): unknown; flush?(): Promise<void> }
   stderr: { write(text: string): unknown; isTTY?: boolean }
   env: Record<string, string | undefined>
   cwd: string
 }
 
-/** A usage error: printed without a stack, exit code 2. */
+/** A usage error (bad flag or argument): printed without a stack, then `see simdup <command> --help`; exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError'
+}
+
+/** An input that cannot be used (missing, a directory, unreadable, nothing but rejected lines): one line, exit code 2. */
+export class InputError extends Error {
+  override name = 'InputError'
+}
+
+/**
+ * Output that could not be written: names the file (or standard output) and the cause; exit code 1.
+ * A closed pipe (`simdup … | head -1`) is not an error for the user: `closedPipe` makes the run end quietly with 0.
+ */
+export class OutputError extends Error {
+  override name = 'OutputError'
+  readonly closedPipe: boolean
+  constructor(target: string, cause: unknown) {
+    super(`cannot write ${target}: ${fsReason(cause)}`, { cause })
+    this.closedPipe = (cause as NodeJS.ErrnoException | null)?.code === 'EPIPE'
+  }
+}
+
+const REASONS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EISDIR: 'it is a directory, not a file',
+  ENOTDIR: 'a part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EPIPE: 'the reading end of the pipe was closed',
+  EMFILE: 'too many open files',
+  EIO: 'input/output error',
+}
+
+/** A file-system error in words, with its code: `no space left on the device (ENOSPC)`. */
+export function fsReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code
+  if (code === undefined) return err instanceof Error ? err.message : String(err)
+  return `${REASONS[code] ?? (err as Error).message} (${code})`
+}
+
+/** Text safe to print on a terminal: control characters (ESC, newlines, C1, bidi overrides) shown as escapes. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  })
 }

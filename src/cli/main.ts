@@ -1,5 +1,5 @@
 import { DedupError } from '../errors.js'
-import { UsageError, type CliIO } from './io.js'
+import { InputError, OutputError, UsageError, printable, type CliIO } from './io.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
 
@@ -8,10 +8,10 @@ type Command = (args: string[], io: CliIO) => Promise<number>
 const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }> = {
   index: { load: async () => (await import('./commands/index-jsonl.js')).indexCommand, summary: 'deduplicate and index a JSONL file (or - for stdin)' },
   fingerprint: { load: async () => (await import('./commands/fingerprint.js')).fingerprintCommand, summary: 'print the SimHash of a text' },
-  compare: { load: async () => (await import('./commands/fingerprint.js')).compareCommand, summary: 'distance and shared terms of two texts' },
+  compare: { load: async () => (await import('./commands/fingerprint.js')).compareCommand, summary: 'the decision index makes for two texts, its rule and evidence, shared terms' },
   reconcile: { load: async () => (await import('./commands/inspect.js')).reconcileCommand, summary: 'merge near-duplicate clusters that concurrent indexers left apart' },
   clusters: { load: async () => (await import('./commands/inspect.js')).clustersCommand, summary: 'the largest duplicate clusters' },
-  cluster: { load: async () => (await import('./commands/inspect.js')).clusterCommand, summary: 'members of one cluster, with distances and texts' },
+  cluster: { load: async () => (await import('./commands/inspect.js')).clusterCommand, summary: 'members of a cluster (by any member\'s id), with distances and layers' },
   explain: { load: async () => (await import('./commands/inspect.js')).explainCommand, summary: 'why two stored documents are (not) duplicates' },
   delete: { load: async () => (await import('./commands/inspect.js')).deleteCommand, summary: 'delete documents; clusters elect a new representative' },
   reindex: { load: async () => (await import('./commands/reindex.js')).reindexCommand, summary: 'add dedup fields to an existing Elasticsearch index (--dest copy or --in-place)' },
@@ -24,11 +24,18 @@ Usage: simdup <command> [options]   (simdup <command> --help for its options)
 Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`).join('\n')}
 
-Environment: ES_URL, ES_API_KEY, ES_USERNAME / ES_PASSWORD, ES_CA_CERT (Elasticsearch commands).
+Environment: ES_URL, ES_API_KEY, ES_USERNAME / ES_PASSWORD, ES_CA_CERT (Elasticsearch commands;
+prefer them to credentials as arguments, which other users see in \`ps\`).
+
+Exit codes: 0 done, 1 fatal (store down or corrupt, output not writable), 2 usage or input error
+(bad flag, unreadable input, every input line rejected, an id not in the store), 130 stopped by
+Ctrl-C (index, reindex: run again to continue).
 `
 
 /**
- * Runs the CLI with explicit I/O; returns the exit code (0 ok, 2 usage/input error, 1 bug/fatal).
+ * Runs the CLI with explicit I/O; returns the exit code: 0 done, 1 fatal (store down or corrupt,
+ * output not writable, a bug), 2 usage or input error (bad flag, missing or unreadable input, an
+ * input of which every line was rejected, an id that is not in the store). README: "Exit codes".
  * @example process.exitCode = await run(process.argv.slice(2), nodeIO())
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
@@ -43,37 +50,85 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const command = COMMANDS[name]
   if (command === undefined) {
-    io.stderr.write(`simdup: unknown command \`${name}\`.\n\n${MAIN_HELP()}`)
+    io.stderr.write(`simdup: unknown command \`${printable(name)}\`.\n\n${MAIN_HELP()}`)
     return 2
   }
   try {
-    return await (await command.load())(rest, io)
+    const code = await (await command.load())(rest, io)
+    await io.stdout.flush?.()
+    return code
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`simdup ${name}: ${err.message}\n`)
-      return 2
-    }
-    if (err instanceof DedupError && (err.code === 'INVALID_OPTION' || err.code === 'INVALID_JSONL')) {
-      io.stderr.write(`simdup ${name}: ${err.message}\n`)
-      return 2
-    }
-    if (err instanceof DedupError) {
-      // Store down, corrupt or of another version: a clear message, plus its cause.
-      const cause = err.cause instanceof Error ? `\n  caused by: ${err.cause.message}` : ''
-      io.stderr.write(`simdup ${name}: ${err.code}: ${err.message}${cause}\n`)
-      return 1
-    }
-    io.stderr.write(`simdup ${name}: unexpected error\n${(err as Error)?.stack ?? String(err)}\n`)
+    return report(name, err, io)
+  }
+}
+
+function report(name: string, err: unknown, io: CliIO): number {
+  const help = `see simdup ${name} --help`
+  if (err instanceof UsageError || (err instanceof DedupError && err.code === 'INVALID_OPTION')) {
+    io.stderr.write(`simdup ${name}: ${err.message}\n${help}\n`)
+    return 2
+  }
+  if (err instanceof InputError || (err instanceof DedupError && err.code === 'INVALID_JSONL')) {
+    io.stderr.write(`simdup ${name}: ${err.message}\n`)
+    return 2
+  }
+  if (err instanceof OutputError) {
+    // `simdup … | head -1`: the reader has what it wanted; no message, success.
+    if (err.closedPipe) return 0
+    io.stderr.write(`simdup ${name}: ${err.message}\n`)
     return 1
   }
+  if (err instanceof DedupError) {
+    // Store down, corrupt or of another version: a clear message, plus its cause.
+    const cause = err.cause instanceof Error ? `\n  caused by: ${err.cause.message}` : ''
+    io.stderr.write(`simdup ${name}: ${err.code}: ${err.message}${cause}\n`)
+    return 1
+  }
+  io.stderr.write(`simdup ${name}: unexpected error\n${(err as Error)?.stack ?? String(err)}\n`)
+  return 1
 }
 
 /** The real process I/O. */
 export function nodeIO(): CliIO {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }
+  return { stdin: process.stdin, stdout: guardedOutput(process.stdout, 'to standard output'), stderr: process.stderr, env: process.env, cwd: process.cwd() }
+}
+
+/**
+ * Standard output that never throws Node's "Unhandled 'error' event": a write error (EPIPE from
+ * `| head`, ENOSPC from `> /dev/full`) is kept, later writes are dropped, and `flush` reports it.
+ */
+export function guardedOutput(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }, target: string): CliIO['stdout'] {
+  let failed: unknown = null
+  stream.on('error', (err) => {
+    failed ??= err
+  })
+  return {
+    write(text: string) {
+      if (failed === null) stream.write(text)
+    },
+    async flush() {
+      // A write error is emitted on a later tick (SyncWriteStream, pipes): let it arrive first.
+      await new Promise((resolve) => setImmediate(resolve))
+      if (failed === null && stream.writableNeedDrain === true) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            stream.off('drain', done)
+            stream.off('error', done)
+            resolve()
+          }
+          stream.on('drain', done)
+          stream.on('error', done)
+        })
+      }
+      if (failed !== null) throw new OutputError(target, failed)
+    },
+  }
 }
 
 /** Entry point of the `simdup` bin. */
 export async function main(): Promise<void> {
-  process.exitCode = await run(process.argv.slice(2), nodeIO())
+  // A closed stderr (`2>&1 | head`) must not crash the process either.
+  process.stderr.on('error', () => undefined)
+  const io = nodeIO()
+  process.exitCode = await run(process.argv.slice(2), io)
 }

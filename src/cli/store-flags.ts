@@ -15,10 +15,12 @@ export const STORE_FLAGS = {
 
 export const STORE_HELP = `Store (embedded by default; Elasticsearch with --es or ES_URL):
   --store DIR        embedded store directory (default ./.simdup)
-  --es URL           Elasticsearch node (env ES_URL); user:pass@ in the URL is used, never shown
+  --es URL           Elasticsearch node (env ES_URL); user:pass@ in the URL is used, never printed
   --index NAME       Elasticsearch index (default simdup)
   --es-api-key KEY   API key (env ES_API_KEY); or env ES_USERNAME + ES_PASSWORD
-  --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)`
+  --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)
+  Credentials given as arguments (--es-api-key, user:pass@ in --es) are visible to other users
+  of the machine in \`ps\`: prefer the environment variables.`
 
 type StoreFlagValues = { store?: string | undefined; es?: string | undefined; index?: string | undefined; 'es-api-key'?: string | undefined; 'es-ca'?: string | undefined }
 

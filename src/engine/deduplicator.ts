@@ -140,6 +140,7 @@ export class Deduplicator {
         simhash: fingerprintToHex(d.fingerprint),
         reason: null,
         rule: match === null ? null : match.rule,
+        resemblance: match === null ? null : match.resemblance,
       }
     })
   }
@@ -171,6 +172,7 @@ function rejected(id: string | null, line: number | null, reason: string): Decis
     simhash: null,
     reason: where + reason,
     rule: null,
+    resemblance: null,
   }
 }
 

@@ -6,4 +6,4 @@ export { resolveDeduplicatorOptions, parseDuration, DEFAULT_DEDUPLICATOR_OPTIONS
 export { validateDocument, type Validated } from './validate.js'
 export type { DedupStatsSnapshot } from './stats.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './reconcile.js'
-export { matchCandidate, bestMatch, candidateQuery, compareMatches, type Match, type MatchSubject } from './match.js'
+export { matchCandidate, bestMatch, candidateQuery, compareMatches, type Match, type MatchSubject, type MatchOptions } from './match.js'

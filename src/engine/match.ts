@@ -22,9 +22,11 @@ export interface Match {
   distance: number
   layer: Layer
   rule: Rule | null
+  /** The rule's similarity evidence: term-set Jaccard (short-text), estimated shingle resemblance (minhash); else null. */
+  resemblance: number | null
 }
 
-type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
+export type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
 
 /**
  * The store lookup for a document (prepared or stored): its keys for the enabled layers, its
@@ -58,28 +60,27 @@ export function candidateQuery(
  */
 export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOptions): Match | null {
   const distance = hamming(d.fingerprint, c.fingerprint)
-  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null }
+  if (o.layers.url && d.urlHash !== null && c.urlHash === d.urlHash) return { record: c, distance, layer: 'url', rule: null, resemblance: null }
   const version = d.version ?? o.analyzer.version
   if (c.version !== version) return null
-  if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null }
+  if (o.layers.exact && c.contentHash === d.contentHash) return { record: c, distance, layer: 'exact', rule: null, resemblance: null }
   const dSketch = d.sketch ?? null
   if (o.layers.simhash) {
     if (distance <= o.maxDistance) {
-      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash' }
+      if (!d.short && !c.short) return { record: c, distance, layer: 'simhash', rule: 'simhash', resemblance: null }
       const short = o.analyzer.shortText
-      if (
-        d.short && c.short && dSketch !== null && c.sketch !== undefined &&
-        distance <= short.maxDistance && sketchJaccard(dSketch, c.sketch) >= short.minJaccard
-      ) {
-        return { record: c, distance, layer: 'simhash', rule: 'short-text' }
+      if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
+        const jaccard = sketchJaccard(dSketch, c.sketch)
+        if (jaccard >= short.minJaccard) return { record: c, distance, layer: 'simhash', rule: 'short-text', resemblance: jaccard }
       }
     }
     // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-    if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined && minhashSimilarity(dSketch, c.sketch) >= o.minResemblance) {
-      return { record: c, distance, layer: 'simhash', rule: 'minhash' }
+    if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
+      const resemblance = minhashSimilarity(dSketch, c.sketch)
+      if (resemblance >= o.minResemblance) return { record: c, distance, layer: 'simhash', rule: 'minhash', resemblance }
     }
   }
-  if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null }
+  if (o.layers.title && d.titleHash !== null && c.titleHash === d.titleHash) return { record: c, distance, layer: 'title', rule: null, resemblance: null }
   return null
 }
 

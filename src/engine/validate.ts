@@ -21,7 +21,8 @@ export function validateDocument(value: unknown, maxContentLength: number): Vali
   // Numeric ids are common in exports; accept integers and keep them as their decimal string.
   const id = typeof rawId === 'string' ? rawId : typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : null
   if (id === null || id.length === 0) {
-    return { ok: false, id: null, reason: `expected a non-empty string field \`id\`, got ${describeValue(rawId)}` }
+    const unsafe = typeof rawId === 'number' && Number.isInteger(rawId) ? ' (an integer beyond 2^53 loses digits in JSON: quote it)' : ''
+    return { ok: false, id: null, reason: `expected field \`id\` to be a non-empty string or an integer, got ${describeValue(rawId)}${unsafe}` }
   }
   if (id.length > 512) return { ok: false, id: null, reason: `expected field \`id\` of at most 512 characters, got ${id.length}` }
   const content = v.content

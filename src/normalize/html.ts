@@ -19,12 +19,28 @@ export interface HtmlToTextOptions {
   preferMain?: boolean
   /** Words that mark an id/class as chrome, matched as described at {@link DEFAULT_CHROME_NAMES}. @default DEFAULT_CHROME_NAMES */
   chromeNames?: readonly string[]
+  /**
+   * Drop link-dense blocks, whatever their names: a container (list, list item, non-data table,
+   * `div`, `section` …; never `body`/`main`/`article`, nor a prose unit such as `p`) holding at least {@link LINK_DENSE_MIN_LINKS} links whose
+   * link text is at least {@link LINK_DENSE_RATIO} of its text. Tables of contents, menus, tag
+   * clouds and "see also" lists are such blocks; prose with links in it is not. A block is judged
+   * on what is left of it once its link-dense children are gone, so a page's wrapper is never
+   * dropped for the sidebar inside it. Needs `dropChrome`.
+   * @default true
+   */
+  linkDensity?: boolean
 }
+
+/** Share of a block's (non-space) characters that are link text from which it is link-dense. */
+export const LINK_DENSE_RATIO = 0.5
+/** Links a block needs before it can be link-dense (a sentence with one link is prose). */
+export const LINK_DENSE_MIN_LINKS = 3
 
 /**
  * Words that mark an `id` or `class` token as site chrome. A token is split into words at `-`,
  * `_`, `:`, `.` and camelCase humps; it is chrome when its first or last word is in the list
- * (`site-footer`, `navBar`, `share-buttons`, `ad`) but not when it starts with a state word
+ * (`site-footer`, `navBar`, `share-buttons`, `ad`), or when that word is `nav` run together with
+ * another (`navheader`, `navfooter`, `topnav`; with `nav` in the list), but not when it starts with a state word
  * (`has-sidebar`, `no-header`, `is-menu-open`), which styles a page rather than marks a part of
  * it. Inside `main`/`article`, `header` and `masthead` name the article's own header and are kept.
  */
@@ -67,6 +83,42 @@ const FRAME_TITLE = 32
 interface Frame {
   name: string
   kind: number
+  /** Lengths of `content` and `main` when the element opened: dropping it truncates back to them. */
+  contentAt: number
+  mainAt: number
+  /** Non-space characters of kept text inside, of them inside links, and links (kept children only). */
+  chars: number
+  linkChars: number
+  links: number
+  /** A `table` that has a header, caption or column groups: data, never link-dense. */
+  dataTable?: boolean
+}
+
+// Prose units: their links count towards an enclosing block's link density only when the unit is
+// nothing but links (a paragraph holding one link, as in a footer row or a "see also" list); a
+// sentence with links in it is text, so a section of such sentences is never link-dense.
+const PROSE_UNITS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'figcaption', 'caption', 'address', 'pre'])
+const LINK_ONLY_RATIO = 0.9
+
+// Parts only data tables have (Readability marks data tables by them too): a table holding one is
+// content, however many links its cells carry (package lists, reference tables).
+const DATA_TABLE_PARTS = new Set(['thead', 'tfoot', 'caption', 'colgroup', 'th'])
+
+// Containers judged by link density: lists, tables and generic blocks, where menus and tables of
+// contents live. Not prose units (`p`, headings, quotes): a sentence dense with links is text.
+const LINK_DENSE_CANDIDATES = new Set([
+  'div', 'section', 'nav', 'aside', 'header', 'footer', 'ul', 'ol', 'dl', 'dd', 'dt', 'li', 'menu',
+  'table', 'tbody', 'tr', 'td', 'th', 'center', 'details', 'form', 'fieldset',
+])
+
+/** Characters of `s` that are not white space (ASCII, no-break and ideographic spaces). */
+function solidLength(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c > 32 && c !== 0xa0 && c !== 0x3000) n++
+  }
+  return n
 }
 
 function words(token: string): string[] {
@@ -79,7 +131,9 @@ function isChromeToken(token: string, names: ReadonlySet<string>, inMain: boolea
   const last = w[w.length - 1]
   if (first === undefined || last === undefined || STATE_WORDS.has(first)) return false
   const hit = (word: string) => names.has(word) && !(inMain && MAIN_ONLY_KEPT.has(word))
-  return hit(first) || hit(last)
+  // Names written as one word: `navheader`, `navfooter` (DocBook), `navlinks`, `topnav`, `sidenav`.
+  const compound = (word: string) => names.has('nav') && word.length >= 6 && (word.startsWith('nav') || word.endsWith('nav')) && !/^navig|^navy|^canva/.test(word)
+  return hit(first) || hit(last) || compound(first) || compound(last)
 }
 
 function isChromeElement(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, inMain: boolean): boolean {
@@ -95,7 +149,7 @@ function isChromeElement(name: string, attribs: Record<string, string>, names: R
 }
 
 function resolveHtmlOptions(options: HtmlToTextOptions) {
-  for (const key of ['includeTitle', 'dropChrome', 'preferMain'] as const) {
+  for (const key of ['includeTitle', 'dropChrome', 'preferMain', 'linkDensity'] as const) {
     const value: unknown = options[key]
     if (value !== undefined && typeof value !== 'boolean') {
       throw new DedupError('INVALID_OPTION', `Expected \`${key}\` to be a boolean, got ${describeValue(value)}.`)
@@ -109,6 +163,7 @@ function resolveHtmlOptions(options: HtmlToTextOptions) {
     includeTitle: options.includeTitle ?? false,
     dropChrome: options.dropChrome ?? true,
     preferMain: options.preferMain ?? true,
+    linkDensity: (options.dropChrome ?? true) && (options.linkDensity ?? true),
     chromeNames: chromeNames === undefined ? DEFAULT_CHROME_SET : new Set((chromeNames as string[]).map((n) => n.toLowerCase())),
   }
 }
@@ -133,15 +188,16 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
   const content: string[] = [] // without chrome
   const main: string[] = [] // inside main/article, without chrome below it
   const title: string[] = []
-  let mainHasText = false
-  let contentHasText = false
   let skip = 0
+  let inLink = 0
+  let inDataTable = 0
   let chrome = 0
   let inMain = 0
   let chromeInMain = 0
   let pre = 0
   let inTitle = 0
   const stack: Frame[] = []
+  const root: Frame = { name: '#root', kind: 0, contentAt: 0, mainAt: 0, chars: 0, linkChars: 0, links: 0 }
 
   const brk = (s: string) => {
     visible.push(s)
@@ -151,6 +207,30 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
 
   const close = (frame: Frame) => {
     const k = frame.kind
+    if (frame.name === 'a') inLink--
+    const parent = stack[stack.length - 1] ?? root
+    if (frame.dataTable === true) {
+      // Its cells' links are the table's content: they count as text for the blocks around it.
+      inDataTable--
+      frame.linkChars = 0
+      frame.links = 0
+    }
+    if (PROSE_UNITS.has(frame.name) && frame.linkChars < LINK_ONLY_RATIO * frame.chars) {
+      frame.linkChars = 0
+      frame.links = 0
+    }
+    if (
+      o.linkDensity && inDataTable === 0 && frame.links >= LINK_DENSE_MIN_LINKS && frame.linkChars >= LINK_DENSE_RATIO * frame.chars &&
+      LINK_DENSE_CANDIDATES.has(frame.name)
+    ) {
+      // Link-dense: its text goes, and its parent is judged without it.
+      content.length = frame.contentAt
+      main.length = Math.min(main.length, frame.mainAt)
+    } else {
+      parent.chars += frame.chars
+      parent.linkChars += frame.linkChars
+      parent.links += frame.links
+    }
     if (k & FRAME_SKIP) skip--
     if (k & FRAME_CHROME) chrome--
     if (k & FRAME_MAIN) inMain--
@@ -177,7 +257,22 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
         if (kind & FRAME_CHROME_IN_MAIN) chromeInMain++
         if (kind & FRAME_PRE) pre++
         if (kind & FRAME_TITLE) inTitle++
-        stack.push({ name, kind })
+        if (o.linkDensity && DATA_TABLE_PARTS.has(name)) {
+          for (let i = stack.length - 1; i >= 0; i--) {
+            const f = stack[i]!
+            if (f.name !== 'table') continue
+            if (f.dataTable !== true) {
+              f.dataTable = true
+              inDataTable++
+            }
+            break
+          }
+        }
+        if (name === 'a') {
+          inLink++
+          if (attribs.href !== undefined && chrome === 0 && skip === 0) (stack[stack.length - 1] ?? root).links++
+        }
+        stack.push({ name, kind, contentAt: content.length, mainAt: main.length, chars: 0, linkChars: 0, links: 0 })
         if (BLOCK_TAGS.has(name)) brk('\n')
         else if (CELL_TAGS.has(name)) brk(' ')
       },
@@ -199,12 +294,13 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
         const text = pre > 0 ? raw : raw.replace(/[\r\n]+/g, ' ')
         visible.push(text)
         if (chrome > 0) return
-        const nonBlank = /\S/.test(text)
         content.push(text)
-        if (nonBlank) contentHasText = true
-        if (inMain > 0 && chromeInMain === 0) {
-          main.push(text)
-          if (nonBlank) mainHasText = true
+        if (inMain > 0 && chromeInMain === 0) main.push(text)
+        if (o.linkDensity) {
+          const top = stack[stack.length - 1] ?? root
+          const n = solidLength(text)
+          top.chars += n
+          if (inLink > 0) top.linkChars += n
         }
       },
     },
@@ -213,7 +309,8 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
   parser.write(typeof html === 'string' ? html : String(html ?? ''))
   parser.end()
 
-  const body = tidy(o.preferMain && mainHasText ? main : contentHasText ? content : visible)
+  const mainText = o.preferMain ? tidy(main) : ''
+  const body = mainText !== '' ? mainText : (tidy(content) || tidy(visible))
   if (!o.includeTitle) return body
   const head = tidy(title)
   return head === '' ? body : body === '' ? head : `${head}\n${body}`

@@ -1,6 +1,6 @@
 import { describe, expect, test, beforeAll } from 'vitest'
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -54,7 +54,7 @@ describe('the simdup binary', () => {
     expect(simdup(['--help'], dir).stdout).toMatch(/Commands:[\s\S]*index[\s\S]*reconcile/)
     const bad = simdup(['index', 'in.jsonl', '--frobnicate'], dir)
     expect(bad.status).toBe(2)
-    expect(bad.stderr).toMatch(/Unknown option '--frobnicate'/)
+    expect(bad.stderr).toMatch(/^simdup index: unknown option `--frobnicate`.\nsee simdup index --help\n$/)
   })
 
   test('--workers 2 gives the same decisions as one thread', () => {
@@ -76,5 +76,77 @@ describe('the simdup binary', () => {
     expect(r.signal).toBeNull()
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/STORE_UNAVAILABLE: Cannot open the store in .*not-a-dir/)
+  })
+
+  describe('output failures (issue 11.4)', () => {
+    const many = () => {
+      writeFileSync(join(dir, 'many.jsonl'), Array.from({ length: 3000 }, (_, i) => JSON.stringify({ id: `m${i}`, content: `第${i}号文档，编号${i * 7}。` })).join('\n') + '\n') // "document no. i"
+      return 'many.jsonl'
+    }
+    test('| head -1: exit 0, no stack trace', () => {
+      const input = many()
+      for (const cmd of [`index ${input} --store p1 --batch 10`, 'clusters --store p1 --min-size 1 --top 3000']) {
+        const r = spawnSync('bash', ['-c', `node ${JSON.stringify(BIN)} ${cmd} | head -1 >/dev/null; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: dir, encoding: 'utf8', env: { ...process.env, ES_URL: '' } })
+        expect(r.stderr).toMatch(/exit=0\n$/)
+        expect(r.stderr).not.toMatch(/Unhandled|EPIPE|at .*\.js:\d+/)
+      }
+    })
+    test('standard output on a full disk (/dev/full): a clear message, exit 1', () => {
+      const full = openSync('/dev/full', 'w')
+      try {
+        const r = spawnSync(process.execPath, [BIN, 'index', many(), '--store', 'p2'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', full, 'pipe'], env: { ...process.env, ES_URL: '' } })
+        expect(r.status).toBe(1)
+        expect(r.stderr).toMatch(/^simdup index: cannot write to standard output: no space left on the device \(ENOSPC\)\n$/m)
+        expect(r.stderr).not.toMatch(/Unhandled|unexpected error/)
+      } finally {
+        closeSync(full)
+      }
+    })
+    test('Ctrl-C: stops after the batches in flight with exit 130; --out holds whole lines, each one stored; no temporary file left', async () => {
+      const work = mkdtempSync(join(tmpdir(), 'simdup-sigint-'))
+      writeFileSync(join(work, 'big.jsonl'), Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ id: `b${i}`, content: `第${i}号文档，编号${i * 7}。` })).join('\n') + '\n')
+      const child = spawn(process.execPath, [BIN, 'index', 'big.jsonl', '--out', 'out.jsonl', '--store', 'st', '--batch', '50', '--quiet'], { cwd: work, env: { ...process.env, ES_URL: '' } })
+      let stderr = ''
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      // Signal once some decisions are written (the temporary file beside --out has grown).
+      const temp = join(work, `.out.jsonl.${child.pid}.tmp`)
+      for (let i = 0; i < 600 && (statSync(temp, { throwIfNoEntry: false })?.size ?? 0) < 10_000; i++) await new Promise((r) => setTimeout(r, 50))
+      child.kill('SIGINT')
+      expect(await exited).toBe(130)
+      const out = readFileSync(join(work, 'out.jsonl'), 'utf8')
+      expect(out.endsWith('\n')).toBe(true)
+      const decided = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; line: number })
+      expect(decided.length).toBeGreaterThan(0)
+      expect(decided.length).toBeLessThan(30_000)
+      expect(decided.map((d) => d.line)).toEqual(decided.map((_, i) => i + 1))
+      expect(stderr).toContain(`stopped by a signal after deciding ${decided.length} line(s)`)
+      expect(readdirSync(work).sort()).toEqual(['big.jsonl', 'out.jsonl', 'st'])
+      const stored = JSON.parse(simdup(['clusters', '--store', 'st', '--json'], work).stdout) as { documents: number }
+      expect(stored.documents).toBe(decided.length)
+    }, 60_000)
+    test('--out on a full device: the error names the file', () => {
+      const r = simdup(['index', many(), '--store', 'p3', '--out', '/dev/full'], dir)
+      expect(r.status).toBe(1)
+      expect(r.stderr).toMatch(/simdup index: cannot write decisions file \/dev\/full: no space left on the device \(ENOSPC\)/)
+    })
+    // A 64 kB tmpfs needs root and mount rights; where they are missing, /dev/full above covers the message.
+    const small = join(tmpdir(), `simdup-small-${process.pid}`)
+    const mount = () => spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', small]).status === 0
+    mkdirSync(small, { recursive: true })
+    const canMount = mount() && spawnSync('umount', [small]).status === 0
+    test.runIf(canMount)('--out on a full disk: the earlier file stays whole, no partial line, no temporary file left', () => {
+      expect(mount()).toBe(true)
+      try {
+        writeFileSync(join(small, 'out.jsonl'), '{"earlier":"run"}\n')
+        const r = simdup(['index', many(), '--store', 'p4', '--out', join(small, 'out.jsonl')], dir)
+        expect(r.status).toBe(1)
+        expect(r.stderr).toMatch(/cannot write decisions file .*out\.jsonl: no space left on the device \(ENOSPC\)/)
+        expect(readFileSync(join(small, 'out.jsonl'), 'utf8')).toBe('{"earlier":"run"}\n')
+        expect(readdirSync(small)).toEqual(['out.jsonl'])
+      } finally {
+        spawnSync('umount', [small])
+      }
+    })
   })
 })

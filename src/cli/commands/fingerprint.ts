@@ -1,25 +1,38 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { compareTexts } from '../../fingerprint/compare.js'
-import { createAnalyzer } from '../../fingerprint/analyzer.js'
+import { compareAnalyses, type Comparison } from '../../fingerprint/compare.js'
+import { createAnalyzer, type Analysis } from '../../fingerprint/analyzer.js'
+import { matchCandidate, type Match, type MatchOptions } from '../../engine/match.js'
+import { DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS } from '../../engine/options.js'
 import { fingerprintToHex } from '../../fingerprint/hamming.js'
+import { minhashSimilarity } from '../../fingerprint/minhash.js'
 import { fingerprintBlocks } from '../../fingerprint/blocks.js'
 import { fromPortable } from '../../engine/prepare-pool.js'
 import type { CliIO } from '../io.js'
-import { UsageError } from '../io.js'
-import { parse } from '../args.js'
+import { InputError, UsageError, fsReason } from '../io.js'
+import { parse, kFlag } from '../args.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const FINGERPRINT_HELP = `simdup fingerprint <text | @file | -> [--json]
 
-Prints the 64-bit SimHash of a text (16 hex digits); --json adds blocks, short-text flag,
-top-weighted terms and the fingerprint version.
+Prints the 64-bit SimHash of a text (16 hex digits).
+
+  --json             also the index blocks, the short-text flag, the 20 heaviest terms with
+                     their weights, and the fingerprint version
 ${ANALYZER_HELP}`
 
-export const COMPARE_HELP = `simdup compare <a> <b> [--json] [--k 3]
+export const COMPARE_HELP = `simdup compare <a> <b> [--json] [--k 3] [--no-minhash]
 
-Compares two texts (each a literal text, @file, or - for stdin once): distance, whether they are
-near-duplicates at --k, term overlap, and shared / differing top-weighted terms.
+Compares two texts (each a literal text, @file, or - for stdin once) with the same decision
+\`simdup index\` and \`simdup explain\` make (b as the later document): exact content, then the
+simhash, short-text and minhash rules. Prints the verdict with its rule and evidence (distance,
+resemblance), term overlap, and the heaviest shared / differing terms of the full term sets.
+URLs and titles are not compared (\`simdup explain\` does, for stored documents).
+
+  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash
+                     and short-text rules, not the exact and minhash routes
+  --no-minhash       leave out the MinHash route, as \`simdup index --no-minhash\`
+  --json             one JSON object instead of text
 ${ANALYZER_HELP}`
 
 async function readArg(arg: string, io: CliIO): Promise<string> {
@@ -32,7 +45,7 @@ async function readArg(arg: string, io: CliIO): Promise<string> {
     try {
       return readFileSync(resolve(io.cwd, arg.slice(1)), 'utf8')
     } catch (err) {
-      throw new UsageError(`Cannot read ${arg.slice(1)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+      throw new InputError(`cannot read ${arg.slice(1)}: ${fsReason(err)}`)
     }
   }
   return arg
@@ -42,7 +55,7 @@ async function readArg(arg: string, io: CliIO): Promise<string> {
 export async function fingerprintCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...ANALYZER_FLAGS })
   if (values.help) return void io.stdout.write(FINGERPRINT_HELP + '\n'), 0
-  if (positionals.length !== 1) throw new UsageError(`Expected one text argument.\n\n${FINGERPRINT_HELP}`)
+  if (positionals.length !== 1) throw new UsageError('Expected one text argument.')
   const analyzer = createAnalyzer(fromPortable(analyzerOptionsFromFlags(values, io)))
   const a = analyzer.analyze(await readArg(positionals[0]!, io))
   const hex = fingerprintToHex(a.fingerprint)
@@ -55,32 +68,73 @@ export async function fingerprintCommand(args: string[], io: CliIO): Promise<num
   return 0
 }
 
-/** `simdup compare`. */
+/** `simdup compare`: the engine's decision for two texts, with its evidence. */
 export async function compareCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' }, k: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...ANALYZER_FLAGS })
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, k: { type: 'string' }, 'no-minhash': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...ANALYZER_FLAGS })
   if (values.help) return void io.stdout.write(COMPARE_HELP + '\n'), 0
-  if (positionals.length !== 2) throw new UsageError(`Expected two texts.\n\n${COMPARE_HELP}`)
+  if (positionals.length !== 2) throw new UsageError('Expected two texts.')
   if (positionals[0] === '-' && positionals[1] === '-') throw new UsageError('Only one of the two texts can come from stdin (-).')
-  const k = values.k === undefined ? 3 : Number(values.k)
-  if (!Number.isInteger(k) || k < 0 || k > 64) throw new UsageError(`Expected --k to be an integer from 0 to 64, got \`${values.k}\`.`)
+  const k = kFlag(values.k)
   const analyzer = createAnalyzer(fromPortable(analyzerOptionsFromFlags(values, io)))
-  const c = compareTexts(analyzer, await readArg(positionals[0]!, io), await readArg(positionals[1]!, io))
-  const nearDuplicate = c.sameContent || (c.distance <= k && (!(c.a.short || c.b.short) || (c.a.short && c.b.short && c.termJaccard >= analyzer.shortText.minJaccard)))
+  const a = analyzer.analyze(await readArg(positionals[0]!, io))
+  const b = analyzer.analyze(await readArg(positionals[1]!, io))
+  const c = compareAnalyses(a, b)
+  const options: MatchOptions = {
+    layers: { ...DEFAULT_LAYERS, url: false, title: false },
+    maxDistance: k,
+    minhash: values['no-minhash'] !== true,
+    minResemblance: DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance,
+    analyzer,
+  }
+  const match = matchCandidate(subject('b', b, analyzer.version), { ...subject('a', a, analyzer.version), clusterId: 'a', duplicateOf: null, distance: null, layer: null, indexedAt: 0 }, options)
+  const verdict = { nearDuplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, resemblance: match?.resemblance ?? null }
   if (values.json) {
-    io.stdout.write(JSON.stringify({ ...c, k, nearDuplicate }) + '\n')
+    io.stdout.write(JSON.stringify({ ...c, k, ...verdict }) + '\n')
     return 0
   }
-  const rule = c.a.short || c.b.short ? `short-text rule (both short, term Jaccard ≥ ${analyzer.shortText.minJaccard})` : 'simhash rule'
+  const list = (terms: string[], n: number) => (terms.length === 0 ? '(none)' : terms.join(' ') + (n > terms.length ? ` (+${n - terms.length} more)` : ''))
   io.stdout.write(
     [
-      `distance     ${c.distance} (k = ${k}) → ${c.sameContent ? 'exact duplicate (same normalised content)' : nearDuplicate ? 'near-duplicate' : 'not duplicates'}, ${rule}`,
+      `verdict      ${verdictText(match, k, c, a, b)}`,
+      `distance     ${c.distance} (k = ${k})`,
       `a            ${c.a.simhash}  ${c.a.length} chars, ${c.a.terms} terms${c.a.short ? ', short' : ''}`,
       `b            ${c.b.simhash}  ${c.b.length} chars, ${c.b.terms} terms${c.b.short ? ', short' : ''}`,
       `term jaccard ${c.termJaccard.toFixed(3)}`,
-      `shared       ${c.shared.join(' ')}`,
-      `only in a    ${c.onlyA.join(' ')}`,
-      `only in b    ${c.onlyB.join(' ')}`,
+      `shared       ${list(c.shared, c.counts.shared)}`,
+      `only in a    ${list(c.onlyA, c.counts.onlyA)}`,
+      `only in b    ${list(c.onlyB, c.counts.onlyB)}`,
     ].join('\n') + '\n',
   )
   return 0
+}
+
+function subject(id: string, x: Analysis, version: string) {
+  return {
+    id,
+    fingerprint: x.fingerprint,
+    blocks: [],
+    contentHash: x.contentHash,
+    urlHash: null,
+    titleHash: null,
+    short: x.short,
+    version,
+    ...(x.sketch === null ? {} : { sketch: x.sketch }),
+  }
+}
+
+function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis, b: Analysis): string {
+  if (match === null) {
+    if (a.short !== b.short) return 'not duplicates (one text is short, the other not: only the same content would match)'
+    const jaccard = c.termJaccard.toFixed(2)
+    if (a.short) return `not duplicates (both short: needs distance ≤ ${k} and term Jaccard ≥ 0.8; here ${c.distance} and ${jaccard})`
+    const resemblance = a.sketch !== null && b.sketch !== null ? minhashSimilarity(a.sketch, b.sketch).toFixed(2) : '?'
+    return `not duplicates (distance ${c.distance} > k = ${k}; estimated shingle resemblance ${resemblance} < 0.5)`
+  }
+  if (match.layer === 'exact') return 'duplicates by the exact layer (same normalised content)'
+  const evidence = match.rule === 'minhash'
+    ? `estimated shingle resemblance ${match.resemblance!.toFixed(2)} ≥ 0.5, at any distance`
+    : match.rule === 'short-text'
+      ? `both short, distance ${match.distance} ≤ ${k}, term Jaccard ${match.resemblance!.toFixed(2)} ≥ 0.8`
+      : `distance ${match.distance} ≤ k = ${k}`
+  return `duplicates by the ${match.layer} layer, ${match.rule} rule (${evidence})`
 }

@@ -1,7 +1,6 @@
-import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs'
+import { open, stat, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
-import { once } from 'node:events'
 import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/options.js'
 import { createDeduplicator } from '../../engine/deduplicator.js'
 import { createPreparePool, fromPortable, versionMismatch } from '../../engine/prepare-pool.js'
@@ -11,36 +10,58 @@ import { parseJsonLine, readLines, type JsonlLine } from '../../io/jsonl.js'
 import { formatDecision } from '../../io/decisions.js'
 import type { Decision } from '../../types.js'
 import type { CliIO } from '../io.js'
-import { UsageError } from '../io.js'
-import { parse, intFlag } from '../args.js'
+import { InputError, OutputError, UsageError, fsReason } from '../io.js'
+import { parse, intFlag, kFlag } from '../args.js'
+import { openOutputFile, type OutputFile } from '../output-file.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const INDEX_HELP = `simdup index <file.jsonl | -> [options]
 
-Reads JSONL documents {"id", "content", "url"?, "title"?}, decides each one (unique, duplicate,
-rejected) against everything indexed before it, stores its fingerprint, and writes one decision
-per non-blank input line, in input order.
+Reads JSONL (one JSON object a line: {"id", "content", "url"?, "title"?}; id a string or an
+integer), decides each document (unique, duplicate, rejected) against everything indexed before
+it, stores its fingerprint, and writes one decision per non-blank input line, in input order.
 
-  --out FILE         decisions JSONL (default: stdout)
-  --rejects FILE     rejected lines with reasons (default: <out>.rejects.jsonl, or
-                     simdup-rejects.jsonl when decisions go to stdout)
-  --k N              max Hamming distance of a near-duplicate (default 3, at most blocks − min-match)
-  --batch N          documents per store round trip (default 500)
-  --blocks M         fingerprint blocks in the index (default 4; fixed per index)
-  --min-match S      blocks that must be equal for a candidate (default 1; k ≤ M − S)
-  --window DUR       only match documents indexed within DUR (e.g. 7d, 12h)
+How a duplicate is found, in this order (the decision's layer and rule say which):
+  url     same canonical URL                                   (off: --no-url)
+  exact   same normalised content                              (off: --no-exact)
+  simhash near-duplicate content, by one of three rules:
+          simhash     SimHash distance ≤ k (the decision's distance)
+          short-text  both texts short: distance ≤ k and term-set Jaccard ≥ 0.8 (resemblance)
+          minhash     word-shingle resemblance ≥ 0.5 at any distance   (off: --no-minhash)
+  title   same non-generic title                               (on: --title)
+
+  --k N              how many of the 64 SimHash bits may differ for the simhash and short-text
+                     rules: 0 to 3 (default 3; up to blocks − min-match). It does not limit the
+                     url, exact and minhash routes: a minhash match can show a distance above k.
+  --out FILE         decisions JSONL (default: stdout). Written to a temporary file beside FILE
+                     and renamed at the end: never a partial line; after a store failure it holds
+                     the decisions made (and stored) until then; after an output failure, or
+                     when the input cannot be read, FILE is left as it was
+  --rejects FILE     rejected lines with reasons and the start of the raw line (default: next to
+                     --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
+                     rejected line's reason is in its decision)
+  --batch N          documents per store round trip: 1 to 100000 (default 500)
+  --blocks M         fingerprint blocks in the index: 2 to 16 (default 4; fixed per index)
+  --min-match S      blocks that must be equal for a candidate: 1 to M − 1 (default 1)
+  --window DUR       only match documents indexed within DUR (e.g. 7d, 12h; default: no limit)
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
-  --no-minhash       no MinHash second route (half the memory per document, lower recall)
-  --workers N|auto   worker threads for parsing + fingerprinting; auto (the default): one per
-                     core, up to 4, for an input file of 32 MB or more, else none (in-process):
-                     each worker loads its own dictionaries, which smaller files do not repay
-  --quiet            no progress, no summary
+  --no-minhash       no MinHash route (half the memory per document, lower recall)
+  --workers N|auto   worker threads for parsing + fingerprinting: 1 to 64, or auto (the
+                     default): one per core, up to 4, for an input file of 32 MB or more, else
+                     none (in-process): each worker loads its own dictionaries
+  --quiet            no progress, no summary (errors are still printed)
 ${ANALYZER_HELP}
-${STORE_HELP}`
+${STORE_HELP}
+
+Ctrl-C (or SIGTERM) stops after the batches in flight: the output files hold whole lines, every
+decision in them is stored, exit 130; a second Ctrl-C kills the run at once.
+
+Exit codes: 0 done (some lines may be rejected), 2 usage error, unreadable input, or every
+line rejected (not JSONL?), 1 fatal (store or output failed; the message names it), 130 stopped.`
 
 const FLAGS = {
   out: { type: 'string' },
@@ -69,33 +90,70 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
     return 0
   }
   const input = positionals[0]
-  if (input === undefined || positionals.length > 1) throw new UsageError(`Expected one input file (or - for stdin).\n\n${INDEX_HELP}`)
-  const k = intFlag(values.k, 'k', 3, 0, 32)
+  if (input === undefined || positionals.length > 1) throw new UsageError('Expected one input file (or - for stdin).')
+  const blocks = intFlag(values.blocks, 'blocks', 4, 2, 16)
+  const blockScheme = { blocks, minMatch: intFlag(values['min-match'], 'min-match', 1, 1, blocks - 1) }
+  const k = kFlag(values.k, blockScheme)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
   const workersFlag = values.workers ?? 'auto'
   if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
   const workers = workersFlag === 'auto' ? undefined : intFlag(workersFlag, 'workers', 1, 1, 64)
-  const blockScheme = { blocks: intFlag(values.blocks, 'blocks', 4, 2, 16), minMatch: intFlag(values['min-match'], 'min-match', 1, 1, 15) }
   const windowMs = values.window === undefined ? undefined : parseDuration(values.window)
-  const inputPath = input === '-' ? null : resolve(io.cwd, input)
-  let total: number | undefined
-  if (inputPath !== null) {
-    try {
-      total = statSync(inputPath).size
-    } catch (err) {
-      throw new UsageError(`Cannot read input file ${input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
-    }
-  }
-  const threads = workers ?? autoWorkers(total, os.availableParallelism())
   const analyzer = analyzerOptionsFromFlags(values, io)
+  // The input is opened (and checked to be a readable file) before any output is touched.
+  const inputFile = input === '-' ? null : await openInput(resolve(io.cwd, input), input)
+  try {
+    return await indexOpened(input, inputFile, { values, k, batchSize, workers, blockScheme, windowMs, analyzer }, io)
+  } finally {
+    await inputFile?.handle.close()
+  }
+}
+
+async function openInput(path: string, shown: string): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle
+  try {
+    handle = await open(path, 'r')
+  } catch (err) {
+    throw new InputError(`cannot read input file ${shown}: ${fsReason(err)}`)
+  }
+  const st = await handle.stat()
+  if (st.isDirectory()) {
+    await handle.close()
+    throw new InputError(`cannot read input file ${shown}: it is a directory; expected a JSONL file (or - for stdin)`)
+  }
+  return { handle, size: st.size }
+}
+
+type IndexSettings = {
+  values: ReturnType<typeof parse<typeof FLAGS>>['values']
+  k: number
+  batchSize: number
+  workers: number | undefined
+  blockScheme: { blocks: number; minMatch: number }
+  windowMs: number | undefined
+  analyzer: ReturnType<typeof analyzerOptionsFromFlags>
+}
+
+async function indexOpened(input: string, inputFile: { handle: FileHandle; size: number } | null, settings: IndexSettings, io: CliIO): Promise<number> {
+  const { values, k, batchSize, workers, blockScheme, windowMs, analyzer } = settings
+  const total = inputFile?.size
+  const threads = workers ?? autoWorkers(total, os.availableParallelism())
   // Workers load their dictionaries while this thread opens the store and loads its own.
   const poolStart = threads > 1
     ? createPreparePool({ workers: threads, analyzer, blockScheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
     : null
   poolStart?.catch(() => undefined) // a failed start is reported where it is awaited
   let opened: Awaited<ReturnType<typeof openStoreFromFlags>> | undefined
-  let summary: DedupStatsSnapshot
-  let elapsed: number
+  let out: OutputFile | null = null
+  let rejects: OutputFile | null = null
+  let committed = false
+  let docs = 0
+  // First Ctrl-C (or SIGTERM): finish the batches in flight, write whole output files, exit 130.
+  // A second one ends the process as usual (the temporary output file is left behind).
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
   try {
     opened = await openStoreFromFlags(values, io)
     const store = opened.store
@@ -113,13 +171,11 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       throw versionMismatch(pool.version, dedup.version)
     }
     const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
-    const out: WriteStream | null = outPath === null ? null : createWriteStream(outPath)
-    const rejectsPath = resolve(io.cwd, values.rejects ?? (outPath === null ? 'simdup-rejects.jsonl' : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl')))
-    let rejects: WriteStream | null = null
-    const write = async (stream: WriteStream | null, text: string) => {
-      if (stream === null) io.stdout.write(text)
-      else if (!stream.write(text)) await once(stream, 'drain')
-    }
+    // Rejects go next to --out, or where --rejects says; with decisions on stdout, only where asked.
+    const rejectsArg = values.rejects ?? (outPath === null ? null : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl'))
+    const rejectsPath = rejectsArg === null ? null : resolve(io.cwd, rejectsArg)
+    await refuseOverwritingInput(inputFile, [['--out', outPath], ['--rejects', rejectsPath]], outPath !== null && outPath === rejectsPath)
+    if (outPath !== null) out = await openOutputFile(outPath, `decisions file ${values.out}`)
     const progress = createProgress({
       write: (t) => (values.quiet ? undefined : io.stderr.write(t)),
       isTTY: io.stderr.isTTY === true,
@@ -127,30 +183,35 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
     })
     let bytes = 0
     const counted = (async function* () {
-      const source = inputPath === null ? io.stdin : createReadStream(inputPath, { highWaterMark: 1 << 20 })
+      const source = inputFile === null ? io.stdin : inputFile.handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })
       for await (const chunk of source) {
         bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
         yield chunk
       }
     })()
     const raw = new Map<number, string>() // line → start of its raw text, for the rejects file
-    let docs = 0
+    let firstReject: { reason: string; raw: string } | null = null
     const emit = async (decisions: Decision[]) => {
       let text = ''
       let rejectText = ''
       for (const d of decisions) {
         text += formatDecision(d) + '\n'
         if (d.status === 'rejected') {
-          rejectText += JSON.stringify({ line: d.line, id: d.id, reason: d.reason, raw: d.line === null ? null : (raw.get(d.line) ?? null) }) + '\n'
+          const start = d.line === null ? null : (raw.get(d.line) ?? null)
+          firstReject ??= { reason: d.reason ?? '', raw: start ?? '' }
+          rejectText += JSON.stringify({ line: d.line, id: d.id, reason: d.reason, raw: start }) + '\n'
         }
         if (d.line !== null) raw.delete(d.line)
       }
-      await write(out, text)
-      if (rejectText !== '') {
-        rejects ??= createWriteStream(rejectsPath)
-        await write(rejects, rejectText)
+      docs += decisions.length // decided and stored, whether or not the output takes them
+      if (out === null) {
+        io.stdout.write(text)
+        await io.stdout.flush?.()
+      } else await out.write(text)
+      if (rejectText !== '' && rejectsPath !== null) {
+        rejects ??= await openOutputFile(rejectsPath, `rejects file ${rejectsArg}`)
+        await rejects.write(rejectText)
       }
-      docs += decisions.length
       progress.update(bytes, docs)
     }
     // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
@@ -162,6 +223,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
         if (batch.length >= batchSize) {
           yield batch
           batch = []
+          if (stop.signal.aborted) return
         }
       }
       if (batch.length > 0) yield batch
@@ -172,28 +234,74 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
       emit,
       ahead: pool === null ? 1 : 2,
     })
-    for (const s of [out, rejects]) {
-      if (s !== null) {
-        s.end()
-        await once(s, 'finish')
-      }
-    }
+    for (const f of [out, rejects] as (OutputFile | null)[]) await f?.commit()
+    committed = true
     // The job ends with every document searchable (one refresh; a no-op for the embedded store),
     // as the bulk helper's refreshOnCompletion does: a search or Kibana right after sees them all.
     await opened.store.refresh()
     progress.finish()
-    summary = dedup.summary()
-    elapsed = progress.elapsedSeconds()
+    const summary = dedup.summary()
     if (!values.quiet) {
-      io.stderr.write(formatSummary(summary, elapsed, threads) + (summary.rejected > 0 ? `\nrejects: ${rejectsPath}` : '') + '\n')
+      const where = summary.rejected === 0 ? '' : rejectsPath !== null ? `\nrejects: ${rejectsPath}` : '\nrejected lines: each one\'s reason is in its decision (--rejects FILE also keeps the raw lines)'
+      io.stderr.write(formatSummary(summary, progress.elapsedSeconds(), threads) + where + '\n')
     }
+    if (stop.signal.aborted) {
+      io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run again to do the rest (re-indexed ids are updated)\n`)
+      return 130
+    }
+    if (summary.docs > 0 && summary.rejected === summary.docs) {
+      const reject = firstReject as { reason: string; raw: string } | null
+      io.stderr.write(`simdup index: ${allRejectedMessage(input, summary.docs, reject)}\n`)
+      return 2
+    }
+    return 0
+  } catch (err) {
+    if (!(err instanceof OutputError) && docs > 0) {
+      // The store (or anything but the output) failed: keep the whole lines written so far. Each
+      // was emitted after its batch was stored, so every decision in --out is in the store.
+      for (const f of [out, rejects] as (OutputFile | null)[]) await f?.commit().catch(() => undefined)
+      committed = true
+    }
+    if (err instanceof OutputError && err.closedPipe && out === null) {
+      // `simdup index … | head`: the reader is gone. What was decided is stored; stop quietly.
+      if (!values.quiet) io.stderr.write(`simdup index: standard output closed; stopped after deciding ${docs} line(s), all of them stored\n`)
+      return 0
+    }
+    throw err
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    if (!committed) for (const f of [out, rejects] as (OutputFile | null)[]) await f?.abort()
     // The pool stops however the run ended, also one that never got to run (the store did not
     // open, options were refused).
     await (await poolStart?.catch(() => null))?.close()
     await opened?.store.close()
   }
-  return 0
+}
+
+/** Refuses outputs that are the input file (they would replace it) or each other. */
+async function refuseOverwritingInput(input: { handle: FileHandle } | null, outputs: [string, string | null][], same: boolean): Promise<void> {
+  if (same) throw new UsageError('--out and --rejects name the same file.')
+  if (input === null) return
+  const inStat = await input.handle.stat()
+  for (const [flag, path] of outputs) {
+    const st = path === null ? null : await stat(path).catch(() => null)
+    if (st !== null && st.isFile() && st.dev === inStat.dev && st.ino === inStat.ino) throw new UsageError(`${flag} is the input file: it would be replaced; choose another file.`)
+  }
+}
+
+/** What to say when not one line of an input could be used: it is probably not JSONL. */
+export function allRejectedMessage(input: string, lines: number, first: { reason: string; raw: string } | null): string {
+  const name = input === '-' ? 'standard input' : input
+  const start = first?.raw.trimStart() ?? ''
+  const hint = start.startsWith('[')
+    ? ` It looks like a JSON array: convert it to JSONL with \`jq -c '.[]' ${input === '-' ? 'FILE' : input}\`.`
+    : ''
+  return (
+    `every line of ${name} was rejected (${lines} of ${lines}): expected JSONL, one JSON object per line such as ` +
+    `{"id": "1", "content": "…"}.${hint}` +
+    (first === null ? '' : ` First reason: ${first.reason}`)
+  )
 }
 
 /** Input files from this size on get a worker pool by default (`--workers auto`). */

@@ -2,20 +2,21 @@ import {
   createDeduplicator, deleteDocuments, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
   type FingerprintRecord, type FingerprintStore,
 } from '../../index.js'
+import { terminalSafeJson } from '../../io/decisions.js'
 import type { CliIO } from '../io.js'
-import { UsageError } from '../io.js'
-import { parse, intFlag } from '../args.js'
-import { openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { UsageError, printable } from '../io.js'
+import { parse, intFlag, kFlag } from '../args.js'
+import { describeStore, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { createProgress } from '../progress.js'
 
 const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
 
 export const INSPECT_HELP = {
-  clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n${STORE_HELP}`,
-  cluster: `simdup cluster <ID> [--json] [--text-field content] [store flags]\n\nMembers of a cluster with their distance to the representative, layer, and (Elasticsearch, when\nthe documents carry a text field) a short side-by-side of the texts.\n${STORE_HELP}`,
-  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: distance, which layer and rule applies, term-set\nor shingle resemblance, clusters; with Elasticsearch text, lengths and shared/differing terms.\n${STORE_HELP}`,
-  delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n${STORE_HELP}`,
-  reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nFinds near-duplicate pairs left in different clusters (two indexers writing at once) and merges\neach later cluster into the earlier one. Idempotent.\n${STORE_HELP}`,
+  clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n\n  --top N            clusters shown: 1 to 10000 (default 20)\n  --min-size N       smallest cluster shown: 1 or more (default 2)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
+  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof. ID is the cluster's id or the id of any member (its cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nExit codes: 0 shown, 2 no such cluster or document.\n\n${STORE_HELP}`,
+  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nExit codes: 0 explained, 2 an id is not in the store.\n\n${STORE_HELP}`,
+  delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n\n  --json             one JSON object instead of text\n\nExit codes: 0 all deleted, 2 some ids were not in the store (they are named; the others are deleted).\n\n${STORE_HELP}`,
+  reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nFinds near-duplicate pairs left in different clusters (two indexers writing at once) and merges\neach later cluster into the earlier one. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3)\n  --batch N          records per lookup: 1 to 10000 (default 500)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
 
 async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
@@ -51,10 +52,10 @@ export async function clustersCommand(args: string[], io: CliIO): Promise<number
   return withStore(values, io, async (store) => {
     await store.refresh()
     const clusters = await store.topClusters(top, minSize)
-    if (values.json) io.stdout.write(JSON.stringify({ clusters, documents: await store.count() }) + '\n')
+    if (values.json) io.stdout.write(terminalSafeJson({ clusters, documents: await store.count() }) + '\n')
     else {
       io.stdout.write(`${'size'.padStart(8)}  cluster\n`)
-      for (const c of clusters) io.stdout.write(`${String(c.size).padStart(8)}  ${c.clusterId}\n`)
+      for (const c of clusters) io.stdout.write(`${String(c.size).padStart(8)}  ${printable(c.clusterId)}\n`)
       if (clusters.length === 0) io.stdout.write(`(no cluster with at least ${minSize} members)\n`)
     }
     return 0
@@ -65,18 +66,28 @@ export async function clustersCommand(args: string[], io: CliIO): Promise<number
 export async function clusterCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args, { ...COMMON, limit: { type: 'string' } })
   if (values.help) return void io.stdout.write(INSPECT_HELP.cluster + '\n'), 0
-  if (positionals.length !== 1) throw new UsageError(`Expected one cluster id.\n\n${INSPECT_HELP.cluster}`)
+  if (positionals.length !== 1) throw new UsageError('Expected one id (of a cluster or of any of its members).')
   const id = positionals[0]!
   const limit = intFlag(values.limit, 'limit', 1000, 1, 10_000)
   return withStore(values, io, async (store) => {
     await store.refresh()
-    const members = await store.members(id, limit)
+    let clusterId = id
+    let members = await store.members(id, limit)
     if (members.length === 0) {
-      io.stderr.write(`simdup cluster: no cluster \`${id}\` (ids of clusters: simdup clusters)\n`)
+      // The id of a member: show its cluster.
+      const record = (await store.get([id])).get(id)
+      if (record !== undefined) {
+        clusterId = record.clusterId
+        members = await store.members(clusterId, limit)
+        if (!values.json) io.stdout.write(`${printable(id)} is a member of cluster ${printable(clusterId)}\n`)
+      }
+    }
+    if (members.length === 0) {
+      io.stderr.write(`simdup cluster: no cluster or document \`${printable(id)}\` in the ${describeStore(values, io)} (ids of clusters: simdup clusters)\n`)
       return 2
     }
     members.sort((a, b) => a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : 1))
-    const rep = members.find((m) => m.id === id) ?? members[0]!
+    const rep = members.find((m) => m.id === clusterId) ?? members[0]!
     const texts = await fetchTexts(store, members.map((m) => m.id), values['text-field'] ?? 'content')
     const rows = members.map((m) => ({
       id: m.id,
@@ -89,19 +100,19 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       text: texts.get(m.id) ?? null,
     }))
     if (values.json) {
-      io.stdout.write(JSON.stringify({ clusterId: id, size: members.length, members: rows }) + '\n')
+      io.stdout.write(terminalSafeJson({ clusterId, size: members.length, members: rows }) + '\n')
       return 0
     }
-    io.stdout.write(`cluster ${id}: ${members.length} member(s)\n`)
+    io.stdout.write(`cluster ${printable(clusterId)}: ${members.length} member(s)\n`)
     const repText = texts.get(rep.id)
     for (const r of rows) {
-      const head = `${r.representative ? '*' : ' '} ${r.id.padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${(r.layer ?? 'first').padEnd(7)} ${r.duplicateOf === null ? '' : `dup of ${r.duplicateOf}`}`
+      const head = `${r.representative ? '*' : ' '} ${printable(r.id).padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${(r.layer ?? 'first').padEnd(7)} ${r.duplicateOf === null ? '' : `dup of ${printable(r.duplicateOf)}`}`
       io.stdout.write(head + '\n')
       if (r.text !== null && repText !== undefined && !r.representative) {
-        io.stdout.write(`    rep │ ${clip(repText, 60)}\n    doc │ ${clip(r.text, 60)}\n`)
+        io.stdout.write(`    rep │ ${printable(clip(repText, 60))}\n    doc │ ${printable(clip(r.text, 60))}\n`)
       }
     }
-    if (texts.size === 0) io.stdout.write('(texts are not stored in this store; Elasticsearch documents with a `content` field show a side-by-side)\n')
+    if (texts.size === 0) io.stdout.write('(no texts: the embedded store keeps fingerprints only; on Elasticsearch, documents with a `content` field show their texts side by side)\n')
     return 0
   })
 }
@@ -110,15 +121,15 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
 export async function explainCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args, COMMON)
   if (values.help) return void io.stdout.write(INSPECT_HELP.explain + '\n'), 0
-  if (positionals.length !== 2) throw new UsageError(`Expected two document ids.\n\n${INSPECT_HELP.explain}`)
-  const k = intFlag(values.k, 'k', 3, 0, 3)
+  if (positionals.length !== 2) throw new UsageError('Expected two document ids.')
+  const k = kFlag(values.k)
   return withStore(values, io, async (store) => {
     await store.refresh()
     const [ida, idb] = positionals as [string, string]
     const got = await store.get([ida, idb])
     const missing = [ida, idb].filter((x) => !got.has(x))
     if (missing.length > 0) {
-      io.stderr.write(`simdup explain: not in the store: ${missing.join(', ')}\n`)
+      io.stderr.write(`simdup explain: not in the ${describeStore(values, io)}: ${missing.map(printable).join(', ')}\n`)
       return 2
     }
     const a = got.get(ida)!
@@ -130,10 +141,10 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
     const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version)
     const texts = await fetchTexts(store, [ida, idb], values['text-field'] ?? 'content')
     if (values.json) {
-      io.stdout.write(JSON.stringify({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
+      io.stdout.write(terminalSafeJson({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
       return 0
     }
-    io.stdout.write(report.lines.join('\n') + '\n')
+    io.stdout.write(report.lines.map(printable).join('\n') + '\n')
     if (texts.size === 2) io.stdout.write(`texts        ${texts.get(ida)!.length} / ${texts.get(idb)!.length} chars (compare them: simdup compare @a @b)\n`)
     return 0
   })
@@ -169,11 +180,16 @@ function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, matc
 export async function deleteCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args, COMMON)
   if (values.help) return void io.stdout.write(INSPECT_HELP.delete + '\n'), 0
-  if (positionals.length === 0) throw new UsageError(`Expected at least one id.\n\n${INSPECT_HELP.delete}`)
+  if (positionals.length === 0) throw new UsageError('Expected at least one id.')
   return withStore(values, io, async (store) => {
+    await store.refresh()
+    const found = await store.get(positionals)
+    const notFound = [...new Set(positionals.filter((id) => !found.has(id)))]
     const result = await deleteDocuments(createDeduplicator({ store }), positionals)
-    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `deleted ${result.deleted}, re-pointed ${result.reassigned} record(s)\n`)
-    return 0
+    io.stdout.write(values.json ? terminalSafeJson({ ...result, notFound }) + '\n' : `deleted ${result.deleted}, re-pointed ${result.reassigned} record(s)\n`)
+    if (notFound.length === 0) return 0
+    io.stderr.write(`simdup delete: not in the ${describeStore(values, io)}: ${notFound.map(printable).join(', ')}\n`)
+    return 2
   })
 }
 
@@ -181,14 +197,14 @@ export async function deleteCommand(args: string[], io: CliIO): Promise<number> 
 export async function reconcileCommand(args: string[], io: CliIO): Promise<number> {
   const { values } = parse(args, { ...COMMON, batch: { type: 'string' } })
   if (values.help) return void io.stdout.write(INSPECT_HELP.reconcile + '\n'), 0
-  const k = intFlag(values.k, 'k', 3, 0, 3)
+  const k = kFlag(values.k)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 10_000)
   return withStore(values, io, async (store) => {
     const total = await store.count()
     const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total, label: 'scanned' })
     const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
     progress.finish()
-    io.stdout.write(values.json ? JSON.stringify(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
+    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
     return 0
   })
 }

@@ -5,7 +5,7 @@ import {
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
-import { parse, intFlag } from '../args.js'
+import { parse, intFlag, kFlag } from '../args.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
@@ -27,24 +27,29 @@ redone (--restart forces it).
   --id-field F       source field holding the id (default _id; --dest only)
   --sort FIELD       walk in ascending FIELD order (date, number or keyword): the earliest
                      document becomes the cluster's representative (default: index order)
-  --slices N         parallel sliced readers, merged back into one order (default 1)
-  --batch N          documents per batch: one lookup, one write, one checkpoint (default 500)
+  --slices N         parallel sliced readers, merged back into one order: 1 to 64 (default 1)
+  --batch N          documents per batch, one lookup + write + checkpoint: 1 to 10000 (500)
   --window DUR       only match documents at most DUR earlier by --sort (a date field), e.g. 7d
   --checkpoint FILE  progress file (default .simdup/reindex-<source>-<dest|in-place>.json)
   --rejects FILE     rejected documents, JSONL (default: the checkpoint with .rejects.jsonl)
   --restart          ignore the checkpoint and start over (also allows an existing --dest)
   --keep-alive T     point-in-time keep-alive; a run resumed within it continues exactly (10m)
-  --k N              max Hamming distance of a near-duplicate (default 3)
+  --k N              SimHash bits (of 64) that may differ for a near-duplicate: 0 to 3
+                     (default 3); does not limit the url, exact and minhash routes
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
-  --workers N        worker threads for fingerprinting (default 1: in-process)
+  --workers N        worker threads for fingerprinting: 1 to 64 (default 1: in-process)
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
 Elasticsearch:
   --es URL           node (env ES_URL); user:pass@ in the URL is used, never shown
   --es-api-key KEY   API key (env ES_API_KEY); or env ES_USERNAME + ES_PASSWORD
   --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)
+  Credentials given as arguments are visible in \`ps\`: prefer the environment variables.
+
+Exit codes: 0 done (or already done), 130 stopped by Ctrl-C (run again to continue),
+2 usage error, 1 fatal (Elasticsearch down or refusing; the checkpoint keeps what is done).
 
 Example:
   simdup reindex --es http://127.0.0.1:9200 --source news --dest news-dedup \\
@@ -84,7 +89,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     io.stdout.write(REINDEX_HELP + '\n')
     return 0
   }
-  if (positionals.length > 0) throw new UsageError(`Unexpected argument \`${positionals[0]}\`.\n\n${REINDEX_HELP}`)
+  if (positionals.length > 0) throw new UsageError(`Unexpected argument \`${positionals[0]}\`.`)
   const node = values.es ?? io.env.ES_URL
   if (node === undefined) throw new UsageError('Expected --es URL (or ES_URL): reindex reads and writes Elasticsearch.')
   if (values.source === undefined) throw new UsageError('Expected --source INDEX.')
@@ -131,7 +136,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     restart: values.restart === true,
     workers,
     dedup: {
-      maxDistance: intFlag(values.k, 'k', 3, 0, 32),
+      maxDistance: kFlag(values.k),
       // Plain options (no Analyzer instance), so worker threads can rebuild the same analyzer.
       analyzer: fromPortable(analyzer),
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },

@@ -24,7 +24,7 @@ describe('simdup index', () => {
     const decisions = lines(readFileSync(join(dir, 'out.jsonl'), 'utf8'))
     expect(decisions.map((d) => d.line)).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 10])
     expect(decisions.map((d) => d.status)).toEqual(['unique', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'duplicate'])
-    expect(Object.keys(decisions[0]!)).toEqual(['id', 'line', 'status', 'duplicate_of', 'distance', 'layer', 'cluster_id', 'simhash', 'reason', 'rule'])
+    expect(Object.keys(decisions[0]!)).toEqual(['id', 'line', 'status', 'duplicate_of', 'distance', 'layer', 'cluster_id', 'simhash', 'reason', 'rule', 'resemblance'])
     expect(decisions[2]).toMatchObject({ id: null, reason: expect.stringMatching(/^line 3: invalid JSON/) })
     expect(decisions[8]).toMatchObject({ id: 'good-2', duplicate_of: 'good-1', layer: 'exact', cluster_id: 'good-1' })
     const rejects = lines(readFileSync(join(dir, 'out.rejects.jsonl'), 'utf8'))
@@ -57,7 +57,7 @@ describe('simdup index', () => {
     expect(f.stderr()).toMatch(/Expected one input file/)
     const g = fakeIO(dir)
     expect(await run(['index', 'missing.jsonl'], g.io)).toBe(2)
-    expect(g.stderr()).toMatch(/Cannot read input file missing.jsonl: ENOENT/)
+    expect(g.stderr()).toMatch(/cannot read input file missing.jsonl: no such file or directory \(ENOENT\)/)
     const h = fakeIO(dir)
     expect(await run(['index', 'x', '--k', '9'], h.io)).toBe(2)
     const i = fakeIO(dir)
@@ -74,7 +74,7 @@ describe('simdup index', () => {
     expect(pick('d6.jsonl')).toEqual(pick('d4.jsonl'))
     const bad = fakeIO(dir)
     expect(await run(['index', 'news.jsonl', '--store', 's7', '--k', '3', '--blocks', '4', '--min-match', '2'], bad.io)).toBe(2)
-    expect(bad.stderr()).toMatch(/`maxDistance` to be an integer from 0 to 2, got `3`/)
+    expect(bad.stderr()).toMatch(/Expected --k to be an integer from 0 to 2, got `3`/)
   })
 
   test('a progress display made after the work started counts rate and ETA from the real start', () => {

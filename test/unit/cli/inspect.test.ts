@@ -43,7 +43,7 @@ describe('inspection commands on the embedded store', () => {
     expect(f.stdout()).toMatch(/verdict +not duplicates[\s\S]*why not/)
   })
   test('delete: a representative hands its cluster to the earliest remaining member', async () => {
-    expect(await json(['delete', 'net-001'])).toEqual({ deleted: 1, reassigned: 2 })
+    expect(await json(['delete', 'net-001'])).toEqual({ deleted: 1, reassigned: 2, notFound: [] })
     const r = (await json(['cluster', 'net-002-ad'])) as { size: number; members: { id: string; duplicateOf: string | null }[] }
     expect(r.size).toBe(2)
     expect(r.members.every((m) => m.duplicateOf !== 'net-001')).toBe(true)

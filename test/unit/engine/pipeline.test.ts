@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { runBatches, type Decision, type PreparedItem } from '../../../src/index.js'
 
 const item = (n: number): PreparedItem => ({ ok: false, id: String(n), line: n, reason: 'x' })
-const decision = (i: PreparedItem): Decision => ({ id: i.ok ? i.doc.id : i.id, line: null, status: 'rejected', duplicateOf: null, distance: null, layer: null, clusterId: null, simhash: null, reason: null, rule: null })
+const decision = (i: PreparedItem): Decision => ({ id: i.ok ? i.doc.id : i.id, line: null, status: 'rejected', duplicateOf: null, distance: null, layer: null, clusterId: null, simhash: null, reason: null, rule: null, resemblance: null })
 
 describe('runBatches', () => {
   test('emits every batch in order while preparation runs `ahead` batches in front of deciding', async () => {

@@ -1,0 +1,293 @@
+/**
+ * Eval kind (a): raw HTML manual pages with their real chrome intact, as Debian ships them.
+ *
+ * - `lo-page`: every zh-CN LibreOffice help page (`libreoffice-help-zh-cn`), the file as shipped:
+ *   header with the product name and module menu, the (script-filled) contents and index asides,
+ *   and the footer with its debug block.
+ * - `debref-section`: Debian Reference (`debian-reference-zh-cn`) ships one page per chapter. A
+ *   crawler of a site that chunks it (as DocBook's chunked output does) sees one page per
+ *   top-level section; each chunk here keeps the chapter's real chrome: the `navheader`, the
+ *   chapter's title page and table of contents (which lists every section of the chapter), and
+ *   the `navfooter`. Only the section between them changes.
+ * - `rewrapped-*`: copies of some pages with their main part moved into the other site's real
+ *   chrome (a LibreOffice page inside a Debian Reference chunk's chrome and TOC; a Debian Reference
+ *   section inside a LibreOffice page's header, asides and footer). They are true duplicates of
+ *   their source: only the chrome changed.
+ *
+ * Labels come from an oracle independent of simdup: the main text of each page is cut by the
+ * site's known structure (LibreOffice's `#DisplayArea`, the Debian Reference section element),
+ * read with the corpus extractor, and two pages are the same when their character 5-gram Jaccard
+ * is ≥ 0.6 (exact all-pairs, oracle.ts). Natural near-duplicates between real pages (LibreOffice
+ * repeats many pages per module) are labelled the same way.
+ */
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { basename, join, relative } from 'node:path'
+import { Parser } from 'htmlparser2'
+import { htmlToText, type HtmlTextOptions } from '../corpus/html.js'
+import { CORPUS_CACHE_DIR } from '../corpus/paths.js'
+import type { LabelledRef } from './metrics.js'
+import { similarityGroups } from './oracle.js'
+import { Rng } from './prng.js'
+import type { EvalDoc } from './systems.js'
+
+/** Oracle settings of this kind: character 5-grams, Jaccard ≥ 0.6. */
+export const REAL_HTML_ORACLE = { k: 5, threshold: 0.6 } as const
+/** Pages whose main text is shorter than this carry too little to label. */
+const MIN_MAIN_CHARS = 30
+
+/** One page of the stream with its labels. */
+export interface RealHtmlDoc extends LabelledRef {
+  /** The raw HTML page, as a crawler fetches it. */
+  html: string
+  /** URL the page would have on its site. */
+  url: string
+  /** The oracle's main text (`content` holds it too, for reading examples). */
+  main: string
+}
+
+/** The stream of kind (a). */
+export interface RealHtmlDataset {
+  docs: RealHtmlDoc[]
+  composition: Record<string, number>
+}
+
+/** Options of {@link buildRealHtmlDataset}. */
+export interface RealHtmlOptions {
+  seed: number
+  /** LibreOffice pages re-wrapped in Debian Reference chrome. @default 60 */
+  loRewrapped?: number
+  /** Debian Reference sections re-wrapped in LibreOffice chrome. @default 30 */
+  debrefRewrapped?: number
+  /** Root of the unpacked packages. @default .cache/corpus/pkgs */
+  pkgsDir?: string
+}
+
+const LO_TEXT = (pkgs: string) => join(pkgs, 'libreoffice-help-zh-cn/usr/share/libreoffice/help/zh-CN/text')
+const DEBREF_DIR = (pkgs: string) => join(pkgs, 'debian-reference-zh-cn/usr/share/debian-reference')
+
+function walk(dir: string, accept: (p: string) => boolean): string[] {
+  const out: string[] = []
+  const visit = (d: string): void => {
+    for (const e of readdirSync(d).sort()) {
+      const p = join(d, e)
+      const st = lstatSync(p)
+      if (st.isDirectory()) visit(p)
+      else if (st.isFile() && accept(p)) out.push(p)
+    }
+  }
+  visit(dir)
+  return out
+}
+
+const joinSections = (t: ReturnType<typeof htmlToText>): string =>
+  t.sections.map((s) => (s.heading !== '' ? `${s.heading}\n${s.text}` : s.text)).join('\n').trim()
+
+// The corpus build's reading of each site (scripts/corpus/extract.ts).
+const LO_READ: HtmlTextOptions = {
+  root: (name, a) => name === 'div' && a.id === 'DisplayArea',
+  keepHidden: true,
+  skip: (_name, a) => a.class === 'MAC',
+}
+const DEBREF_READ: HtmlTextOptions = {
+  splitAt: ['h2', 'h3'],
+  skip: (name, a) => name === 'div' && /^(navheader|navfooter|toc|list-of-tables|list-of-figures)$/.test(a.class ?? ''),
+}
+
+/** Character span `[start, end)` of an element in the source. */
+interface Span {
+  start: number
+  end: number
+}
+
+/**
+ * Spans of the elements `match` selects, outermost only, and of their inner HTML.
+ * @example elementSpans('<div id="x">a</div>', (n, a) => a.id === 'x') // → [{ outer: {start:0,end:18}, inner: {start:12,end:13} }]
+ */
+function elementSpans(html: string, match: (name: string, attribs: Record<string, string>, depth: number) => boolean): { outer: Span; inner: Span }[] {
+  const out: { outer: Span; inner: Span }[] = []
+  const stack: { name: string; hit: boolean; start: number; innerStart: number }[] = []
+  let inside = 0
+  const parser = new Parser({
+    onopentag(name, attribs) {
+      const hit = inside === 0 && match(name, attribs, stack.length)
+      if (hit) inside++
+      stack.push({ name, hit, start: parser.startIndex, innerStart: parser.endIndex + 1 })
+    },
+    onclosetag(name) {
+      const top = stack.pop()
+      if (top === undefined || top.name !== name) return
+      if (!top.hit) return
+      inside--
+      out.push({ outer: { start: top.start, end: parser.endIndex + 1 }, inner: { start: top.innerStart, end: parser.startIndex } })
+    },
+  }, { decodeEntities: true, lowerCaseTags: true, recognizeSelfClosing: true })
+  parser.write(html)
+  parser.end()
+  return out
+}
+
+interface Source {
+  id: string
+  url: string
+  html: string
+  main: string
+  label: 'lo-page' | 'debref-section'
+  /** HTML of the main part, to move into other chrome. */
+  mainHtml: string
+}
+
+function loPages(pkgs: string): Source[] {
+  const base = LO_TEXT(pkgs)
+  if (!existsSync(base)) return []
+  const out: Source[] = []
+  for (const file of walk(base, (p) => p.endsWith('.html'))) {
+    const html = readFileSync(file, 'utf8')
+    const main = joinSections(htmlToText(html, LO_READ))
+    if (main.length < MIN_MAIN_CHARS) continue
+    const span = elementSpans(html, (n, a) => n === 'div' && a.id === 'DisplayArea')[0]
+    if (span === undefined) continue
+    const rel = relative(base, file)
+    out.push({
+      id: `lo/${rel.replace(/\.html$/, '')}`,
+      url: `https://help.libreoffice.org/7.4/zh-CN/text/${rel}`,
+      html,
+      main,
+      label: 'lo-page',
+      mainHtml: html.slice(span.inner.start, span.inner.end),
+    })
+  }
+  return out
+}
+
+/** A Debian Reference chapter cut into chunks around its top-level sections. */
+interface Chapter {
+  name: string
+  /** Everything up to the end of the chapter's TOC (head, navheader, title page, TOC). */
+  prefix: string
+  /** The chapter's closing tag and what follows (navfooter); the chapter's footnotes, which belong to its sections, are left out. */
+  suffix: string
+  /** The chunk bodies: the first holds the chapter's intro text too. */
+  bodies: string[]
+  /** Each top-level section's own HTML (without the intro). */
+  sections: string[]
+}
+
+function debrefChapters(pkgs: string): Chapter[] {
+  const dir = DEBREF_DIR(pkgs)
+  if (!existsSync(dir)) return []
+  const out: Chapter[] = []
+  for (const file of readdirSync(dir).sort()) {
+    if (!/^(ch\d+|apa|pr01)\.zh-cn\.html$/.test(file)) continue
+    const html = readFileSync(join(dir, file), 'utf8')
+    const body = elementSpans(html, (n, a) => n === 'div' && /^(chapter|appendix|preface)$/.test(a.class ?? ''))[0]
+    if (body === undefined) continue
+    const inner = html.slice(0, body.inner.end)
+    // Top-level sections: `div.section` directly inside the chapter (depth of the chapter + 1).
+    let chapterDepth = -1
+    const sections = elementSpans(inner, (n, a, depth) => {
+      if (n === 'div' && /^(chapter|appendix|preface)$/.test(a.class ?? '')) chapterDepth = depth
+      return chapterDepth >= 0 && depth === chapterDepth + 1 && n === 'div' && a.class === 'section'
+    })
+    const toc = elementSpans(inner, (n, a) => n === 'div' && a.class === 'toc')[0]
+    if (sections.length === 0 || toc === undefined) continue
+    out.push({
+      name: file.replace('.zh-cn.html', ''),
+      prefix: html.slice(0, toc.outer.end),
+      suffix: html.slice(body.inner.end),
+      bodies: sections.map((s, i) => html.slice(i === 0 ? toc.outer.end : s.outer.start, s.outer.end)),
+      sections: sections.map((s) => html.slice(s.outer.start, s.outer.end)),
+    })
+  }
+  return out
+}
+
+function debrefPages(chapters: readonly Chapter[]): Source[] {
+  const out: Source[] = []
+  for (const ch of chapters) {
+    ch.bodies.forEach((body, i) => {
+      const main = joinSections(htmlToText(`<html><body>${body}</body></html>`, DEBREF_READ))
+      if (main.length < MIN_MAIN_CHARS) return
+      out.push({
+        id: `debref/${ch.name}/s${i + 1}`,
+        url: `https://www.debian.org/doc/manuals/debian-reference/${ch.name}.zh-cn/s${i + 1}.html`,
+        html: ch.prefix + body + ch.suffix,
+        main,
+        label: 'debref-section',
+        mainHtml: ch.sections[i]!,
+      })
+    })
+  }
+  return out
+}
+
+/**
+ * Builds the kind-(a) stream: real pages in a seeded shuffle, each re-wrapped copy right after a
+ * random later position than its source; labels by the oracle on main text.
+ * @example const { docs } = buildRealHtmlDataset({ seed: 1 }); docs[0].html.startsWith('<')
+ */
+export function buildRealHtmlDataset(options: RealHtmlOptions): RealHtmlDataset {
+  const pkgs = options.pkgsDir ?? join(CORPUS_CACHE_DIR, 'pkgs')
+  const rng = new Rng(options.seed).fork('real-html')
+  const lo = loPages(pkgs)
+  const chapters = debrefChapters(pkgs)
+  const debref = debrefPages(chapters)
+  if (lo.length === 0 || debref.length === 0) {
+    throw new Error(`real-html: needs the unpacked libreoffice-help-zh-cn and debian-reference-zh-cn under ${pkgs} (npm run corpus)`)
+  }
+  interface Item { id: string; url: string; html: string; main: string; label: string; after?: string }
+  const items: Item[] = [...lo, ...debref].map((s) => ({ id: s.id, url: s.url, html: s.html, main: s.main, label: s.label }))
+
+  // LibreOffice pages in a Debian Reference chunk's chrome (its navheader, title page, TOC, navfooter).
+  for (const src of rng.sample(lo, Math.min(options.loRewrapped ?? 60, lo.length))) {
+    const ch = rng.pick(chapters)
+    items.push({
+      id: `rewrapped-into-debref/${src.id}`,
+      url: `https://www.debian.org/doc/manuals/debian-reference/${ch.name}.zh-cn/${basename(src.id)}.html`,
+      html: `${ch.prefix}<div class="section">${src.mainHtml}</div>${ch.suffix}`,
+      main: src.main,
+      label: 'rewrapped-into-debref',
+      after: src.id,
+    })
+  }
+  // Debian Reference sections in a LibreOffice page's chrome (its DisplayArea's content replaced).
+  for (const src of rng.sample(debref, Math.min(options.debrefRewrapped ?? 30, debref.length))) {
+    const host = rng.pick(lo)
+    const span = elementSpans(host.html, (n, a) => n === 'div' && a.id === 'DisplayArea')[0]!
+    items.push({
+      id: `rewrapped-into-lo/${src.id}`,
+      url: `${host.url.replace(/\.html$/, '')}-${src.id.replace(/\//g, '-')}.html`,
+      html: host.html.slice(0, span.inner.start) + src.mainHtml + host.html.slice(span.inner.end),
+      main: src.main,
+      label: 'rewrapped-into-lo',
+      after: src.id,
+    })
+  }
+
+  // Originals shuffled; each copy inserted at a random place after its source.
+  const originals = rng.shuffle(items.filter((x) => x.after === undefined))
+  const order: Item[] = [...originals]
+  for (const copy of items.filter((x) => x.after !== undefined)) {
+    const at = order.findIndex((x) => x.id === copy.after)
+    order.splice(rng.int(at + 1, order.length), 0, copy)
+  }
+  const groups = similarityGroups(order.map((x) => x.main), REAL_HTML_ORACLE.k, REAL_HTML_ORACLE.threshold)
+  const composition: Record<string, number> = {}
+  for (const x of order) composition[x.label] = (composition[x.label] ?? 0) + 1
+  return {
+    composition,
+    docs: order.map((x, i) => ({
+      id: x.id,
+      group: order[groups[i]!]!.id,
+      perturbation: x.label,
+      content: x.main,
+      main: x.main,
+      html: x.html,
+      url: x.url,
+    })),
+  }
+}
+
+/** The stream as the systems see it: raw HTML, no labels, no URL (the url layer is another kind). */
+export function toRealHtmlEvalDocs(docs: readonly RealHtmlDoc[]): EvalDoc[] {
+  return docs.map((d) => ({ id: d.id, content: d.html }))
+}
