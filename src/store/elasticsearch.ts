@@ -28,6 +28,7 @@ import {
   type RetryPolicy,
 } from './_es-errors.js'
 import {
+  parseNodeUrls,
   parseRefreshInterval,
   resolveElasticsearchStoreOptions,
   type ElasticsearchStoreOptions as StoreOptionsOf,
@@ -117,9 +118,10 @@ function actionId(action: unknown): string {
 /** Collects every credential the options carry, for redaction. */
 function secretsOf(options: ElasticsearchStoreOptions): string[] {
   const out: string[] = []
-  if (options.node !== undefined) {
+  const nodes = options.node === undefined ? [] : typeof options.node === 'string' ? options.node.split(',') : options.node
+  for (const node of nodes) {
     try {
-      const u = new URL(options.node)
+      const u = new URL(String(node).trim())
       if (u.password !== '') {
         out.push(u.password, decodeURIComponent(u.password))
         out.push(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
@@ -193,7 +195,7 @@ class EsStore implements ElasticsearchStore {
   }
 
   private async createIndex(): Promise<void> {
-    const body = simdupIndexBody()
+    const body = simdupIndexBody({ shards: this.options.shards, replicas: this.options.replicas })
     try {
       await this.request('index creation', () =>
         this.client.indices.create({
@@ -653,11 +655,13 @@ export async function createElasticsearchStore(options: ElasticsearchStoreOption
     const first = client.connectionPool.connections[0]
     node = first === undefined ? '(client)' : displayUrl(first.url.toString())
   } else {
-    node = displayUrl(options.node)
+    const nodes = parseNodeUrls(options.node)
+    node = nodes.map(displayUrl).join(',')
     const clientOptions: ClientOptions = {
-      node: options.node,
-      // The store retries with back-off itself; the transport's immediate retries would multiply them.
-      maxRetries: 0,
+      nodes,
+      // The store retries with back-off itself. The transport retries only to move to another
+      // node: a connection error marks the node dead and the next attempt goes to a live one.
+      maxRetries: nodes.length - 1,
       requestTimeout: resolved.requestTimeoutMs,
     }
     if (options.auth !== undefined) clientOptions.auth = options.auth

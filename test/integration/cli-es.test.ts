@@ -24,7 +24,7 @@ const indexName = (tag: string) => {
 beforeAll(async () => {
   es = await acquireElasticsearch()
   console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source}`)
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   dir = mkdtempSync(join(tmpdir(), 'simdup-cli-es-'))
 })
 afterAll(async () => {
@@ -118,7 +118,7 @@ describe('simdup index --es', () => {
     let cut = false
     let bytes = 0
     const sockets = new Set<net.Socket>()
-    const target = new URL(es.url)
+    const target = new URL(es.nodes[0]!)
     const proxy = net.createServer((c) => {
       if (cut) return c.destroy()
       const up = net.connect(Number(target.port), target.hostname)

@@ -46,7 +46,7 @@ const ignore404 = { ignore: [404] }
 
 beforeAll(async () => {
   es = await acquireElasticsearch()
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   const nodes = await client.nodes.info({ node_id: '_local', metric: 'plugins' })
   modules = new Set(Object.values(nodes.nodes).flatMap((n) => (n.modules ?? []).map((m) => m.name)))
   await client.indices.create({

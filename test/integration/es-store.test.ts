@@ -20,7 +20,7 @@ let es: Node
 beforeAll(async () => {
   // Fails (never skips) when no node can be started: CI must not pass without Elasticsearch.
   es = await acquireElasticsearch()
-  console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source} at ${withoutCredentials(es.url).href}`)
+  console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source} at ${withoutCredentials(es.nodes[0]!).href}`)
 })
 
 afterAll(async () => {
@@ -56,11 +56,11 @@ function withCredentials(url: string, user: string, password: string): string {
 
 /** An admin call with plain fetch (tests stay off the client the store wraps). */
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const u = new URL(es.url)
+  const u = new URL(es.nodes[0]!)
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   // fetch refuses URLs with credentials: send them as a header.
   if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-  const res = await fetch(new URL(path, withoutCredentials(es.url)), {
+  const res = await fetch(new URL(path, withoutCredentials(es.nodes[0]!)), {
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -561,7 +561,7 @@ describe('elasticsearch store: errors never show credentials', () => {
     const index = nextIndex()
     // The launcher's node has security off and ignores the credentials (the client still sends
     // them); a secured node (testcontainers) is reached with its own.
-    const node = new URL(es.url).password !== '' ? es.url : withCredentials(es.url, 'elastic', 't0p-secret')
+    const node = new URL(es.nodes[0]!).password !== '' ? es.nodes[0]! : withCredentials(es.nodes[0]!, 'elastic', 't0p-secret')
     const { username, password } = new URL(node)
     const store = await createElasticsearchStore({ node, index })
     try {

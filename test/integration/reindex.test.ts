@@ -194,7 +194,7 @@ const name = (what: string) => {
 beforeAll(async () => {
   // Fails (never skips) when no node can be had: CI must not pass without Elasticsearch.
   es = await acquireElasticsearch()
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   analyzer = createAnalyzer()
   ;({ docs: CORPUS, planted: PLANTED } = buildCorpus(analyzer))
   dir = mkdtempSync(join(tmpdir(), 'simdup-reindex-'))

@@ -87,7 +87,7 @@ function recordOf(d: Doc, at: number): FingerprintRecord {
 beforeAll(async () => {
   // Fails (never skips) when no node can be started: CI must not pass without Elasticsearch.
   es = await acquireElasticsearch()
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   await client.indices.delete({ index: INDEX }, { ignore: [404] })
   // Two shards, so collapsing and paging are exercised across shards.
   await client.indices.create({
