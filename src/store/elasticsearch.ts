@@ -139,6 +139,26 @@ function secretsOf(options: ElasticsearchStoreOptions): string[] {
   return out
 }
 
+/**
+ * Whether a terms aggregation's top clusters (count desc, key asc) are provably the true ones:
+ * every count exact, and no cluster left out could reach the last one shown (or `minSize` when
+ * fewer than `limit` came back). Always so on one shard; on several, each shard only sends its
+ * own top `shard_size`.
+ */
+function topTermsAreExact(
+  agg: estypes.AggregationsStringTermsAggregate | undefined,
+  buckets: readonly estypes.AggregationsStringTermsBucket[],
+  limit: number,
+  minSize: number,
+): boolean {
+  if (agg === undefined) return true
+  const missing = agg.doc_count_error_upper_bound ?? 0
+  if (missing === 0) return buckets.every((b) => (b.doc_count_error_upper_bound ?? 0) === 0)
+  if (buckets.some((b) => (b.doc_count_error_upper_bound ?? 0) !== 0)) return false
+  // A cluster left out has at most `missing` members; ties are ordered by id, so it must be fewer.
+  return buckets.length < limit ? missing < minSize : missing < buckets[buckets.length - 1]!.doc_count
+}
+
 class EsStore implements ElasticsearchStore {
   private readonly queue: PQueue
   private readonly policy: RetryPolicy
@@ -594,6 +614,7 @@ class EsStore implements ElasticsearchStore {
               shard_size: Math.min(Math.max(1000, limit * 20), 65_000),
               min_doc_count: minSize,
               order: [{ _count: 'desc' }, { _key: 'asc' }],
+              show_term_doc_count_error: true,
             },
           },
         },
@@ -601,7 +622,44 @@ class EsStore implements ElasticsearchStore {
     )
     const agg = res.aggregations?.clusters as estypes.AggregationsStringTermsAggregate | undefined
     const buckets = (agg?.buckets ?? []) as estypes.AggregationsStringTermsBucket[]
-    return buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
+    const top = buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
+    return topTermsAreExact(agg, buckets, limit, minSize) ? top : this.topClustersExact(limit, minSize)
+  }
+
+  /**
+   * The largest clusters counted over every cluster id (a composite aggregation, paged): exact on
+   * any number of shards, at the cost of one bucket per cluster. Used when the terms aggregation's
+   * error bounds cannot prove its answer.
+   */
+  private async topClustersExact(limit: number, minSize: number): Promise<{ clusterId: string; size: number }[]> {
+    const best: { clusterId: string; size: number }[] = []
+    const order = (a: { clusterId: string; size: number }, b: { clusterId: string; size: number }) =>
+      b.size - a.size || (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0)
+    let after: Record<string, string | number | boolean | null> | undefined
+    for (;;) {
+      const page = await this.request('_search (topClusters, composite)', () =>
+        this.client.search({
+          index: this.index,
+          size: 0,
+          track_total_hits: false,
+          query: { exists: { field: 'dedup.id' } },
+          aggs: {
+            clusters: {
+              composite: { size: 10_000, sources: [{ id: { terms: { field: 'dedup.cluster_id' } } }], ...(after === undefined ? {} : { after }) },
+            },
+          },
+        }),
+      )
+      const agg = page.aggregations?.clusters as estypes.AggregationsCompositeAggregate | undefined
+      const buckets = (agg?.buckets ?? []) as estypes.AggregationsCompositeBucket[]
+      for (const b of buckets) if (b.doc_count >= minSize) best.push({ clusterId: String(b.key.id), size: b.doc_count })
+      // Keep the list short: sort and cut once it is well past the limit.
+      if (best.length > 2 * limit + 10_000) best.sort(order).length = limit
+      if (buckets.length === 0 || agg?.after_key === undefined) break
+      after = agg.after_key as Record<string, string | number | boolean | null>
+    }
+    best.sort(order)
+    return best.slice(0, limit)
   }
 
   async count(): Promise<number> {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexFlags, testIndexOptions } from '../helpers/es-node.js'
 import { createDeduplicator, createElasticsearchStore, matchCandidate, type FingerprintRecord } from '../../src/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 
@@ -68,7 +68,7 @@ describe('simdup index --es', () => {
   test('gives the same decisions as the embedded store', async () => {
     writeFileSync(join(dir, 'same.jsonl'), lines(docs('s', 60)))
     const index = indexName('same')
-    const onEs = await run(['index', 'same.jsonl', '--out', 'es.jsonl', '--es', es.url, '--index', index, '--batch', '16'])
+    const onEs = await run(['index', 'same.jsonl', '--out', 'es.jsonl', '--es', es.url, '--index', index, '--batch', '16', ...testIndexFlags()])
     expect(onEs.code, onEs.stderr).toBe(0)
     const embedded = await run(['index', 'same.jsonl', '--out', 'mem.jsonl', '--store', 'mem', '--batch', '16'])
     expect(embedded.code).toBe(0)
@@ -90,7 +90,7 @@ describe('simdup index --es', () => {
     writeFileSync(join(dir, 'right.jsonl'), lines(all.filter((_, i) => i % 2 === 1 || i % 5 === 0)))
     const index = indexName('race')
     // Create the index first so the two processes do not race to create it.
-    await (await createElasticsearchStore({ node: es.url, index })).close()
+    await (await createElasticsearchStore({ node: es.url, index, ...testIndexOptions() })).close()
     const [l, r] = await Promise.all([
       run(['index', 'left.jsonl', '--out', 'l.jsonl', '--es', es.url, '--index', index, '--batch', '5', '--quiet']),
       run(['index', 'right.jsonl', '--out', 'r.jsonl', '--es', es.url, '--index', index, '--batch', '5', '--quiet']),
@@ -142,7 +142,7 @@ describe('simdup index --es', () => {
     const index = indexName('down')
     const input = docs('k', 200)
     writeFileSync(join(dir, 'down.jsonl'), lines(input))
-    const first = await run(['index', 'down.jsonl', '--out', 'd1.jsonl', '--es', `http://127.0.0.1:${port}`, '--index', index, '--batch', '20'])
+    const first = await run(['index', 'down.jsonl', '--out', 'd1.jsonl', '--es', `http://127.0.0.1:${port}`, '--index', index, '--batch', '20', ...testIndexFlags()])
     proxy.close()
     expect(first.code).toBe(1)
     expect(first.stderr).toMatch(/STORE_UNAVAILABLE|STORE_REQUEST_FAILED/)
@@ -153,7 +153,7 @@ describe('simdup index --es', () => {
     const stored = new Set((await records(index)).map((x) => x.id))
     for (const d of reported) expect(stored.has(d.id)).toBe(true)
     // Re-run the same input against the node: everything is there exactly once.
-    const second = await run(['index', 'down.jsonl', '--out', 'd2.jsonl', '--es', es.url, '--index', index, '--batch', '20', '--quiet'])
+    const second = await run(['index', 'down.jsonl', '--out', 'd2.jsonl', '--es', es.url, '--index', index, '--batch', '20', '--quiet', ...testIndexFlags()])
     expect(second.code, second.stderr).toBe(0)
     await client.indices.refresh({ index })
     expect((await client.count({ index })).count).toBe(200)

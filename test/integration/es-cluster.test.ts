@@ -15,6 +15,7 @@ import { createElasticsearchStore, type ElasticsearchStore } from '../../src/sto
 import { fakeIO } from '../helpers/cli.js'
 import { acquireElasticsearch, testIndexOptions, type AcquiredElasticsearch } from '../helpers/es-node.js'
 import type { FingerprintRecord } from '../../src/types.js'
+import { mulberry32 } from '../helpers/random.js'
 
 let es: AcquiredElasticsearch
 beforeAll(async () => {
@@ -156,3 +157,33 @@ describe('shards and replicas of the indices simdup creates', () => {
     expect(h.stderr()).toMatch(/--shards and --replicas need --es/)
   })
 })
+
+test('largest clusters on 3 shards equal a full count (many near-equal clusters, so top terms cannot prove theirs)', async () => {
+  const index = `simdup-test-${process.pid}-top`
+  const store = await createElasticsearchStore({ node: es.url, index, shards: 3, replicas: 0, bulkSize: 2000 })
+  try {
+    // 3 000 clusters of 1–3 members plus a few of 4–6, members routed over the shards by id.
+    const rand = mulberry32(13)
+    const records: FingerprintRecord[] = []
+    for (let c = 0; c < 3_000; c++) {
+      const size = c % 500 === 7 ? 4 + Math.floor(rand() * 3) : 1 + Math.floor(rand() * 3)
+      for (let m = 0; m < size; m++) records.push({ ...record(records.length), clusterId: `c${String(c).padStart(4, '0')}` })
+    }
+    await store.put(records)
+    await store.refresh()
+    const counts = new Map<string, number>()
+    for (const r of records) counts.set(r.clusterId, (counts.get(r.clusterId) ?? 0) + 1)
+    const oracle = (limit: number, minSize: number) =>
+      [...counts]
+        .filter(([, n]) => n >= minSize)
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .slice(0, limit)
+        .map(([clusterId, size]) => ({ clusterId, size }))
+    for (const [limit, minSize] of [[5, 2], [50, 2], [1500, 2], [2000, 1], [20, 4]] as const) {
+      expect(await store.topClusters(limit, minSize), `top ${limit}, min ${minSize}`).toEqual(oracle(limit, minSize))
+    }
+  } finally {
+    await store.client.indices.delete({ index }, { ignore: [404] })
+    await store.close()
+  }
+}, 120_000)

@@ -8,7 +8,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../../src/t
 import { createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, type ElasticsearchStore, type ElasticsearchStoreOptions } from '../../src/store/elasticsearch.js'
 import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/blocks.js'
 import { hamming } from '../../src/fingerprint/hamming.js'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { slowHamming } from '../helpers/fingerprints.js'
 import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
@@ -80,7 +80,7 @@ afterEach(async () => {
 type StoreOverrides = Partial<Omit<ElasticsearchStoreOptions, 'node' | 'client' | 'index'>>
 
 async function makeStore(over: StoreOverrides = {}, index = nextIndex()): Promise<ElasticsearchStore> {
-  return createElasticsearchStore({ node: es.url, index, ...over } as ElasticsearchStoreOptions)
+  return createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), ...over } as ElasticsearchStoreOptions)
 }
 
 /** Indices of stores closed during the current test, free for the next store of that test. */
@@ -152,7 +152,8 @@ describe('elasticsearch store: mapping', () => {
 
   test('a created index has exactly the mapping of mappings/, one shard and no replica', async () => {
     const index = nextIndex()
-    const store = await makeStore({}, index)
+    // The store's own defaults, whatever SIMDUP_TEST_SHARDS / _REPLICAS ask of the other tests.
+    const store = await createElasticsearchStore({ node: es.url, index })
     await store.close()
     const file = readJson('mappings/dedup-fields.json') as { template: { mappings: { properties: unknown } } }
     const { json } = await admin('GET', `/${index}/_mapping`)
@@ -287,7 +288,7 @@ describe('elasticsearch store: candidates equal a brute-force scan of the index'
       beforeAll(async () => {
         // One index for every run of the property: each run adds to it, so lookups face a
         // growing index of planted neighbours, far decoys sharing blocks, and random records.
-        store = await createElasticsearchStore({ node: es.url, index: `simdup-test-${process.pid}-bf${scheme.blocks}` })
+        store = await createElasticsearchStore({ node: es.url, index: `simdup-test-${process.pid}-bf${scheme.blocks}`, ...testIndexOptions() })
         const seed = Array.from({ length: 300 }, (_, i) => makeRecord(`seed-${i}`, { hi: (i * 0x9e3779b1) >>> 0, lo: (i * 0x85ebca77 + 1) >>> 0 }, { indexedAt: T0 + i }, scheme))
         await putAll(store, seed)
       })
@@ -563,7 +564,7 @@ describe('elasticsearch store: errors never show credentials', () => {
     // them); a secured node (testcontainers) is reached with its own.
     const node = new URL(es.nodes[0]!).password !== '' ? es.nodes[0]! : withCredentials(es.nodes[0]!, 'elastic', 't0p-secret')
     const { username, password } = new URL(node)
-    const store = await createElasticsearchStore({ node, index })
+    const store = await createElasticsearchStore({ node, index, ...testIndexOptions() })
     try {
       await admin('DELETE', `/${index}`)
       const err: unknown = await store.candidates([query(BASE)]).catch((e: unknown) => e)

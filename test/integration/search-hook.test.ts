@@ -14,7 +14,7 @@ import { fingerprintFromHex, fingerprintToHex, hamming } from '../../src/fingerp
 import { createElasticsearchStore, DEDUP_FIELDS_COMPONENT } from '../../src/store/elasticsearch.js'
 import { dedupSearch, type DedupSearchOptions, type DedupSearchRequest, type DedupSearchResult } from '../../src/hook/index.js'
 import { createSearchServer } from '../../examples/search-server.js'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexSettings } from '../helpers/es-node.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 
 const INDEX = `simdup-hook-test-${process.pid}`
@@ -92,7 +92,7 @@ beforeAll(async () => {
   // Two shards, so collapsing and paging are exercised across shards.
   await client.indices.create({
     index: INDEX,
-    settings: { number_of_shards: 2, number_of_replicas: 0 },
+    settings: { number_of_shards: 2, number_of_replicas: 0, ...testIndexSettings() },
     mappings: { properties: { title: { type: 'text' }, content: { type: 'text' }, ...DEDUP_FIELDS_COMPONENT.template.mappings.properties } as Record<string, estypes.MappingProperty> },
   })
   // The search service indexes its content documents...
@@ -258,7 +258,7 @@ describe('dedupSearch', () => {
 
   test('a cluster re-ranked onto a later page by an index change is not shown again', async () => {
     const moving = `${INDEX}-moving`
-    await client.indices.create({ index: moving, mappings: { properties: DEDUP_FIELDS_COMPONENT.template.mappings.properties as Record<string, estypes.MappingProperty> } })
+    await client.indices.create({ index: moving, settings: testIndexSettings(), mappings: { properties: DEDUP_FIELDS_COMPONENT.template.mappings.properties as Record<string, estypes.MappingProperty> } })
     try {
       // Four clusters, oldest first; no SimHashes, so only the cluster memory can catch a repeat.
       await client.bulk({ refresh: true, operations: ['x', 'y', 'z', 'w'].flatMap((c, i) => [{ index: { _index: moving, _id: `${c}-1` } }, { dedup: { cluster_id: c, indexed_at: T0 + i } }]) })
@@ -295,7 +295,7 @@ describe('dedupSearch', () => {
 
   test('an index without the dedup mapping fails with STORE_REQUEST_FAILED and says what to map', async () => {
     const bare = `${INDEX}-bare`
-    await client.indices.create({ index: bare, mappings: { properties: { content: { type: 'text' } } } })
+    await client.indices.create({ index: bare, settings: testIndexSettings(), mappings: { properties: { content: { type: 'text' } } } })
     try {
       await expect(dedupSearch(client, { index: bare, query: { match_all: {} } })).rejects.toMatchObject({
         code: 'STORE_REQUEST_FAILED',
