@@ -41,8 +41,15 @@ export interface FingerprintRecord {
   layer: Layer | null
   /** Fingerprint version string: records of another version are not comparable. */
   version: string
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch (time of the last write). */
   indexedAt: number
+  /**
+   * First-insertion sequence number: given by the store when the id is first put, kept when it is
+   * put again. "Earlier" means a smaller `seq` (ties: smaller id): a record only ever matches
+   * records first indexed before it. Set on every record a store returns; on `put`, absent means
+   * "keep the stored number, or take a fresh one".
+   */
+  seq?: number
   /** Verification features (opaque to the store): a term set (`t:`) or MinHash minima (`m:`). */
   sketch?: string
   /** LSH band terms (second candidate route), e.g. `["m0_1a2b3c4d", …]`; absent for short texts. */
@@ -64,6 +71,8 @@ export interface CandidateQuery {
   since?: number
   /** Never return this id (the document being re-indexed). */
   excludeId?: string
+  /** Only records whose `seq` is at most this (first indexed no later than the document being decided). */
+  maxSeq?: number
   /** Second route: records sharing ANY of these band terms are candidates too (no popcount filter). */
   bands?: readonly string[]
 }

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
   cluster: { load: async () => (await import('./commands/inspect.js')).clusterCommand, summary: 'members of a cluster (by any member\'s id), with distances and layers' },
   explain: { load: async () => (await import('./commands/inspect.js')).explainCommand, summary: 'why two stored documents are (not) duplicates' },
   delete: { load: async () => (await import('./commands/inspect.js')).deleteCommand, summary: 'delete documents; clusters elect a new representative' },
+  store: { load: async () => (await import('./commands/store.js')).storeCommand, summary: 'check or repair an embedded store (store check | store repair)' },
   reindex: { load: async () => (await import('./commands/reindex.js')).reindexCommand, summary: 'add dedup fields to an existing Elasticsearch index (--dest copy or --in-place)' },
 }
 
@@ -68,7 +69,8 @@ function report(name: string, err: unknown, io: CliIO): number {
     io.stderr.write(`simdup ${name}: ${err.message}\n${help}\n`)
     return 2
   }
-  if (err instanceof InputError || (err instanceof DedupError && err.code === 'INVALID_JSONL')) {
+  // NOT_FOUND: a mistyped --store / --index of a read-only command, a missing reindex source.
+  if (err instanceof InputError || (err instanceof DedupError && (err.code === 'INVALID_JSONL' || err.code === 'NOT_FOUND'))) {
     io.stderr.write(`simdup ${name}: ${err.message}\n`)
     return 2
   }

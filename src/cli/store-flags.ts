@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { openMemoryStore } from '../store/memory.js'
+import { openMemoryStore, type LogDamageReport } from '../store/memory.js'
 import type { FingerprintStore } from '../store/store.js'
 import type { ElasticsearchAuth } from '../store/elasticsearch.js'
 import { intFlag } from './args.js'
@@ -50,14 +50,38 @@ export function describeStore(values: StoreFlagValues, io: CliIO): string {
   return url === undefined ? `embedded store ${resolve(io.cwd, values.store ?? '.simdup')}` : `Elasticsearch index ${values.index ?? 'simdup'}`
 }
 
-/** Opens the store the flags name: Elasticsearch with --es / ES_URL, else the embedded store in --store (default ./.simdup). */
-export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO, layout: { shards?: number; replicas?: number } = {}): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
+/**
+ * What a store's open found wrong with its log, for stderr: bytes and records not read (and
+ * whether they were cut and where they went), and what to do about them.
+ */
+export function formatDamage(d: LogDamageReport, dir: string): string {
+  const what = `${d.bytes} byte(s) from offset ${d.offset}, holding at least ${d.records} record(s): ${d.reason}`
+  if (d.cut) {
+    return `simdup: warning: ${d.path} had a damaged tail (what a crash mid-write leaves; its records were never acknowledged): cut ${what}.${d.savedTo === null ? '' : ` The bytes were copied to ${d.savedTo}.`}\n`
+  }
+  return `simdup: warning: ${d.path} has a damaged tail that was not read: ${what}. It is left in the file; \`simdup store repair --store ${dir}\` cuts it (copying the log aside first). (If simdup index is writing to this store right now, that is its unfinished write.)\n`
+}
+
+/**
+ * Opens the store the flags name: Elasticsearch with --es / ES_URL, else the embedded store in
+ * --store (default ./.simdup). `readOnly` (clusters, cluster, explain): nothing is created, locked
+ * or repaired; a store or index that does not exist is NOT_FOUND. `layout`: shards / replicas of
+ * an index the store creates (`simdup index --shards/--replicas`).
+ */
+export async function openStoreFromFlags(
+  values: StoreFlagValues,
+  io: CliIO,
+  { readOnly = false, layout = {} }: { readOnly?: boolean; layout?: { shards?: number; replicas?: number } } = {},
+): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
   const url = values.es ?? (io.env.ES_URL === '' ? undefined : io.env.ES_URL)
   if (url === undefined) {
     if (values.index !== undefined) throw new UsageError('--index needs --es URL (or ES_URL).')
     if (Object.keys(layout).length > 0) throw new UsageError('--shards and --replicas need --es URL (or ES_URL): the embedded store has no shards.')
     const dir = resolve(io.cwd, values.store ?? '.simdup')
-    return { store: await openMemoryStore({ dir }), kind: 'memory' }
+    const store = await openMemoryStore({ dir, readOnly })
+    const damage = store.stats().damage
+    if (damage !== null) io.stderr.write(formatDamage(damage, dir))
+    return { store, kind: 'memory' }
   }
   if (values.store !== undefined) throw new UsageError('Use either --store (embedded) or --es (Elasticsearch), not both.')
   const apiKey = values['es-api-key'] ?? io.env.ES_API_KEY
@@ -71,6 +95,7 @@ export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO, lay
     node: url,
     index: values.index ?? 'simdup',
     ...layout,
+    ...(readOnly ? { ensureIndex: 'existing' as const } : {}),
     ...(auth === undefined ? {} : { auth }),
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
   })

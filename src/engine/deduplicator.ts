@@ -71,7 +71,11 @@ export class Deduplicator {
     const since = o.windowMs === undefined ? undefined : now - o.windowMs
     const docs: PreparedDocument[] = []
     for (const item of items) if (item.ok) docs.push(item.doc)
-    const queries = docs.map((d) => candidateQuery(d, o, since))
+    // First-insertion order: a re-indexed id keeps its number, a new one comes after everything.
+    // Each document is compared only with records first indexed before it, so a re-run, or a run
+    // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
+    const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
+    const queries = docs.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
     const batchIds = new Set<string>()
@@ -79,12 +83,13 @@ export class Deduplicator {
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     docs.forEach((d, i) => {
+      const subject = { ...d, seq: seqs[i]! }
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
       // Stored candidates, then the earlier documents of the batch that can match (bestMatch
-      // skips d's own id); on a tie the stored one wins, as in one pass over both.
-      let match = bestMatch(d, stored, o)
-      const inBatch = bestMatch(d, batch.candidates(d), o)
+      // skips d's own id and whatever was first indexed after d); on a tie the stored one wins.
+      let match = bestMatch(subject, stored, o)
+      const inBatch = bestMatch(subject, batch.candidates(d), o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
       const record: FingerprintRecord = {
         id: d.id,
@@ -100,6 +105,7 @@ export class Deduplicator {
         layer: match === null ? null : match.layer,
         version: o.analyzer.version,
         indexedAt: now,
+        seq: subject.seq,
       }
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands

@@ -1,6 +1,7 @@
 export { Deduplicator, createDeduplicator } from './deduplicator.js'
 export { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem, type PrepareOptions } from './prepare.js'
 export { runBatches, type BatchStages } from './pipeline.js'
+export { batchesOf, DEFAULT_BATCH_LIMITS, type BatchLimits } from './batches.js'
 export { createPreparePool, fromPortable, type PreparePool, type PreparePoolOptions, type PortableAnalyzerOptions } from './prepare-pool.js'
 export { resolveDeduplicatorOptions, parseDuration, DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS, type DeduplicatorOptions, type ResolvedDeduplicatorOptions, type LayerOptions } from './options.js'
 export { validateDocument, type Validated } from './validate.js'

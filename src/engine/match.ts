@@ -14,6 +14,8 @@ export interface MatchSubject {
   short: boolean
   sketch?: string | null | undefined
   version?: string
+  /** First-insertion sequence number: when set, only records first indexed earlier can match (see `isEarlier`). */
+  seq?: number | undefined
 }
 
 /** A verified match: which record, how far, by which layer and rule. */
@@ -86,23 +88,43 @@ export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOp
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
 
-/** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, earlier indexed, smaller id. */
+/** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, first indexed earlier (`seq`), smaller id. */
 export function compareMatches(a: Match, b: Match): number {
   const ra = LAYER_RANK[a.layer] * 1000 + (a.rule === 'minhash' ? 100 : 0) + a.distance
   const rb = LAYER_RANK[b.layer] * 1000 + (b.rule === 'minhash' ? 100 : 0) + b.distance
   if (ra !== rb) return ra - rb
-  if (a.record.indexedAt !== b.record.indexedAt) return a.record.indexedAt - b.record.indexedAt
-  return a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0
+  return compareOrder(a.record, b.record)
+}
+
+/**
+ * The order documents were first indexed in: by `seq` (a record without one sorts last), then by
+ * id. A total order, so every decision and every cluster's representative is reproducible.
+ */
+export function compareOrder(a: { seq?: number | undefined; id: string }, b: { seq?: number | undefined; id: string }): number {
+  const sa = a.seq ?? Number.POSITIVE_INFINITY
+  const sb = b.seq ?? Number.POSITIVE_INFINITY
+  if (sa !== sb) return sa < sb ? -1 : 1
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+/**
+ * Whether `c` was first indexed before `d` (`compareOrder`): the only records `d` may point at.
+ * This rule makes re-running an input, or finishing a crashed run, decide exactly as one clean run.
+ */
+export function isEarlier(c: { seq?: number | undefined; id: string }, d: { seq?: number | undefined; id: string }): boolean {
+  return compareOrder(c, d) < 0
 }
 
 /**
  * The best verified match among candidates, skipping the document's own cluster members
- * (a re-indexed representative is not a duplicate of its own cluster).
+ * (a re-indexed representative is not a duplicate of its own cluster) and, when `d.seq` is set,
+ * every record not first indexed before it.
  */
 export function bestMatch(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): Match | null {
   let best: Match | null = null
+  const ordered = d.seq !== undefined
   for (const c of candidates) {
-    if (c.clusterId === d.id || c.id === d.id) continue
+    if (c.clusterId === d.id || c.id === d.id || (ordered && !isEarlier(c, d))) continue
     const m = matchCandidate(d, c, o)
     if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
   }

@@ -1,16 +1,18 @@
 import type { FingerprintRecord, Layer } from '../types.js'
 import type { Deduplicator } from './deduplicator.js'
-import { candidateQuery, matchCandidate } from './match.js'
+import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, type Match } from './match.js'
 
 /** Counters of a reconcile pass. */
 export interface ReconcileResult {
   /** Records scanned. */
   scanned: number
-  /** Verified near-duplicate pairs found in different clusters. */
+  /** Records whose stored match differed from their best match among records first indexed before them. */
   pairs: number
-  /** Clusters merged into an earlier one. */
+  /** Records that pointed at a record first indexed after them (a forward pointer), all repaired. */
+  forwardPointers: number
+  /** Clusters that no longer exist: their members joined an earlier cluster. */
   mergedClusters: number
-  /** Records rewritten (new cluster id, or old representative turned duplicate). */
+  /** Records rewritten (new match, cluster id, or old representative turned duplicate). */
   updated: number
 }
 
@@ -18,30 +20,26 @@ export interface ReconcileResult {
 export interface ReconcileOptions {
   /** Records per scan batch and per candidate lookup. @default 500 */
   batchSize?: number
-  /** Called after each batch with the records scanned so far. */
+  /** Called after each batch with the records scanned so far (both passes). */
   onProgress?: (scanned: number) => void
 }
 
-interface Edge {
-  /** The later-indexed record of a verified pair, and the earlier one; in different clusters. */
-  later: FingerprintRecord
-  earlier: FingerprintRecord
+/** A record's best match among the records first indexed before it. */
+interface Decided {
+  duplicateOf: string
   distance: number
   layer: Layer
 }
 
-type Key = readonly [number, string]
-
-function before(a: Key, b: Key): boolean {
-  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])
-}
-
 /**
- * Finds near-duplicate pairs that ended up in different clusters — two processes that wrote
- * near-duplicates at the same moment both saw no match (near-real-time refresh) — and merges each
- * later cluster into the earlier one: the later representative becomes a duplicate of its match,
- * its members move to the earlier cluster. Earlier = the cluster whose first member was indexed
- * first (ties: smaller id). Idempotent: a second pass finds nothing.
+ * Brings every record to the decision one clean, sequential run over the store would give it:
+ * each record's best match among the records first indexed before it (`seq`, then id), and the
+ * cluster of that match's chain. Mends what concurrent indexers leave (two near-duplicates
+ * written at the same moment both "unique", in two clusters), forward pointers (a record whose
+ * `duplicateOf` was first indexed after it), mutual pointers and clusters whose representative
+ * sits in another cluster. Two passes over the store: the first finds each record's match (one
+ * candidate lookup per batch), the second rewrites the records whose decision differs.
+ * Idempotent: a second pass finds nothing. Ignores `windowMs` (a window is a property of a run).
  * @example const r = await reconcile(createDeduplicator({ store })) // { pairs: 2, mergedClusters: 2, … }
  */
 export async function reconcile(dedup: Deduplicator, options: ReconcileOptions = {}): Promise<ReconcileResult> {
@@ -49,74 +47,81 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
   const store = o.store
   const batchSize = options.batchSize ?? 500
   await store.refresh()
-  // First member (indexedAt, id) of every cluster, learnt during the scan.
-  const first = new Map<string, Key>()
-  const edges: Edge[] = []
+  let progress = 0
+  const decided = new Map<string, Decided>()
   let scanned = 0
   for await (const batch of store.scan(batchSize)) {
-    for (const r of batch) {
-      const k: Key = [r.indexedAt, r.id]
-      const f = first.get(r.clusterId)
-      if (f === undefined || before(k, f)) first.set(r.clusterId, k)
-    }
-    const queries = batch.map((r) => candidateQuery(r, o))
+    const queries = batch.map((r) => (r.seq === undefined ? candidateQuery(r, o) : { ...candidateQuery(r, o), maxSeq: r.seq }))
     const found = await store.candidates(queries)
     batch.forEach((r, i) => {
+      let best: Match | null = null
       for (const c of found[i] ?? []) {
-        if (c.clusterId === r.clusterId || c.id === r.id) continue
+        if (c.id === r.id || !isEarlier(c, r)) continue
         const m = matchCandidate(r, c, o)
-        if (m === null) continue
-        // Record each pair once, from the side of the later record.
-        if (before([r.indexedAt, r.id], [c.indexedAt, c.id])) continue
-        edges.push({ later: r, earlier: c, distance: m.distance, layer: m.layer })
+        if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
       }
+      if (best !== null) decided.set(r.id, { duplicateOf: best.record.id, distance: best.distance, layer: best.layer })
     })
     scanned += batch.length
-    options.onProgress?.(scanned)
+    options.onProgress?.((progress += batch.length))
   }
 
-  // Union-find over cluster ids; the root of a set is its earliest cluster.
-  const parent = new Map<string, string>()
-  const find = (x: string): string => {
-    let root = x
-    while (parent.has(root)) root = parent.get(root)!
-    while (x !== root) {
-      const next = parent.get(x)!
-      parent.set(x, root)
-      x = next
+  // The cluster of a record is the end of its match chain; chains only go to earlier records, so they end.
+  const roots = new Map<string, string>()
+  const clusterOf = (id: string): string => {
+    const path: string[] = []
+    let x = id
+    for (;;) {
+      const known = roots.get(x)
+      if (known !== undefined) {
+        x = known
+        break
+      }
+      const next = decided.get(x)
+      if (next === undefined) break
+      path.push(x)
+      x = next.duplicateOf
     }
-    return root
-  }
-  const keyOf = (cluster: string): Key => first.get(cluster) ?? [Number.POSITIVE_INFINITY, cluster]
-  // The evidence that retires a representative: the record on the surviving side of its edge.
-  const evidence = new Map<string, { partner: FingerprintRecord; distance: number; layer: Layer }>()
-  edges.sort((a, b) => a.distance - b.distance)
-  for (const e of edges) {
-    const a = find(e.later.clusterId)
-    const b = find(e.earlier.clusterId)
-    if (a === b) continue
-    const [root, child] = before(keyOf(a), keyOf(b)) ? [a, b] : [b, a]
-    parent.set(child, root)
-    evidence.set(child, { partner: child === a ? e.earlier : e.later, distance: e.distance, layer: e.layer })
+    for (const p of path) roots.set(p, x)
+    return x
   }
 
+  let pairs = 0
+  let forwardPointers = 0
   let updated = 0
-  const merged = [...parent.keys()]
-  for (const child of merged) {
-    const root = find(child)
-    const members = await store.members(child, 100_000)
-    const rewritten: FingerprintRecord[] = members.map((m) => {
-      if (m.id !== child) return { ...m, clusterId: root }
-      const e = evidence.get(child)!
-      return { ...m, clusterId: root, duplicateOf: e.partner.id, distance: e.distance, layer: e.layer }
-    })
-    if (rewritten.length > 0) {
-      const result = await store.put(rewritten)
-      updated += result.written
+  const before = new Set<string>()
+  const after = new Set<string>()
+  for await (const batch of store.scan(batchSize)) {
+    const rewritten: FingerprintRecord[] = []
+    const oldTargets: [FingerprintRecord, string][] = []
+    for (const r of batch) {
+      before.add(r.clusterId)
+      const d = decided.get(r.id)
+      const want = d === undefined
+        ? { clusterId: r.id, duplicateOf: null, distance: null, layer: null }
+        : { clusterId: clusterOf(r.id), duplicateOf: d.duplicateOf, distance: d.distance, layer: d.layer }
+      after.add(want.clusterId)
+      if (want.duplicateOf !== r.duplicateOf) {
+        pairs++
+        if (r.duplicateOf !== null) oldTargets.push([r, r.duplicateOf])
+      }
+      if (want.clusterId === r.clusterId && want.duplicateOf === r.duplicateOf && want.distance === r.distance && want.layer === r.layer) continue
+      rewritten.push({ ...r, ...want })
     }
+    if (oldTargets.length > 0) {
+      const targets = await store.get(oldTargets.map(([, id]) => id))
+      for (const [r, id] of oldTargets) {
+        const t = targets.get(id)
+        if (t !== undefined && !isEarlier(t, r)) forwardPointers++
+      }
+    }
+    if (rewritten.length > 0) updated += (await store.put(rewritten)).written
+    options.onProgress?.((progress += batch.length))
   }
+  let mergedClusters = 0
+  for (const c of before) if (!after.has(c)) mergedClusters++
   await store.refresh()
-  return { scanned, pairs: edges.length, mergedClusters: merged.length, updated }
+  return { scanned, pairs, forwardPointers, mergedClusters, updated }
 }
 
 /**
@@ -136,7 +141,7 @@ export async function deleteDocuments(dedup: Deduplicator, ids: readonly string[
     const record = existing.get(id)!
     const members = (await store.members(record.clusterId, 100_000)).filter((m) => !gone.has(m.id))
     if (record.clusterId === id) {
-      members.sort((a, b) => a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      members.sort(compareOrder)
       const heir = members[0]
       for (const m of members) {
         const cur = updates.get(m.id) ?? m

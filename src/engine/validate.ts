@@ -4,6 +4,30 @@ import type { InputDocument } from '../types.js'
 /** A document that passed validation, or the reason it did not. */
 export type Validated = { ok: true; doc: InputDocument } | { ok: false; id: string | null; reason: string }
 
+/** Longest accepted id, in UTF-16 code units. */
+export const MAX_ID_LENGTH = 512
+
+/**
+ * Index of the first lone (unpaired) UTF-16 surrogate in `s`, or -1 when `s` is well-formed
+ * (`String.prototype.isWellFormed`, which the ES2023 lib does not type).
+ * @example loneSurrogateAt('a\ud800') // 1
+ */
+export function loneSurrogateAt(s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0xd800 || c > 0xdfff) continue
+    if (c <= 0xdbff && i + 1 < s.length) {
+      const next = s.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++
+        continue
+      }
+    }
+    return i
+  }
+  return -1
+}
+
 /** Share of control characters (other than \t \n \r) above which content is called binary. */
 const BINARY_CONTROL_SHARE = 0.1
 
@@ -24,7 +48,14 @@ export function validateDocument(value: unknown, maxContentLength: number): Vali
     const unsafe = typeof rawId === 'number' && Number.isInteger(rawId) ? ' (an integer beyond 2^53 loses digits in JSON: quote it)' : ''
     return { ok: false, id: null, reason: `expected field \`id\` to be a non-empty string or an integer, got ${describeValue(rawId)}${unsafe}` }
   }
-  if (id.length > 512) return { ok: false, id: null, reason: `expected field \`id\` of at most 512 characters, got ${id.length}` }
+  if (id.length > MAX_ID_LENGTH) return { ok: false, id: null, reason: `expected field \`id\` of at most ${MAX_ID_LENGTH} characters, got ${id.length}` }
+  const lone = loneSurrogateAt(id)
+  if (lone >= 0) {
+    // UTF-8 (the log, Elasticsearch's JSON) turns every lone surrogate into U+FFFD: two such ids
+    // would become one stored record.
+    const unit = id.charCodeAt(lone).toString(16).toUpperCase()
+    return { ok: false, id, reason: `field \`id\` is not valid Unicode: a lone surrogate \\u${unit} at character ${lone + 1} (ids must be well-formed UTF-16: stored as UTF-8, it would become U+FFFD)` }
+  }
   const content = v.content
   if (typeof content !== 'string') {
     return { ok: false, id, reason: `expected a string field \`content\`, got ${describeValue(content)}` }

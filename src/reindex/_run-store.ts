@@ -109,6 +109,15 @@ export class JobStore implements FingerprintStore {
     return this.inner.put(records)
   }
 
+  /**
+   * Always fresh numbers: the job's order is its walk order, not the order an earlier job (or an
+   * earlier `simdup index`) first wrote these ids in. Resumed processes number above the earlier
+   * ones, so the numbers follow the walk across a resume too.
+   */
+  sequence(ids: readonly string[]): Promise<number[]> {
+    return this.inner.sequence(ids, { fresh: true })
+  }
+
   get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>> {
     return this.inner.get(ids)
   }

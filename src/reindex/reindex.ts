@@ -226,6 +226,8 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       // The documents written to exist (the source's, or copies made first): one deleted while
       // the job runs must not come back as a document of dedup fields only.
       upsert: false,
+      // Dedup fields an older simdup left here are overwritten, never matched (JobStore).
+      requireSequence: false,
       refresh: false,
       ...tuning,
     })

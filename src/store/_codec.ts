@@ -7,8 +7,8 @@ import { hexHi, hexLo, readVarint, toHex8, VARINT_OUT, varintSize, writeVarint }
  *
  * PUT (little-endian; flags: F_* below):
  *   0 kind=1 · 1 flags · 2 layer · 3 distance · 4 fpHi u32 · 8 fpLo u32 · 12 indexedAt f64
- *   20 contentHash (hi, lo) · 28 urlHash · 36 titleHash · 44 layout id (255 = explicit)
- *   45 version length u8 + bytes · [explicit: count u8, then per term length u8 + bytes]
+ *   20 contentHash (hi, lo) · 28 urlHash · 36 titleHash · 44 seq u32 (first-insertion sequence)
+ *   48 layout id (255 = explicit) · 49 version length u8 + bytes · [explicit: count u8, then per term length u8 + bytes]
  *   bands: count u8 (0 none; 255 explicit: count u8, then per term length u8 + bytes; otherwise
  *   that many canonical terms "m<i>_<8 hex>" as u32 values)
  *   region: varint length + bytes for id, then cluster id (unless it is the id), duplicate-of,
@@ -43,7 +43,7 @@ export const MAX_CANONICAL_BANDS = 254
 
 /** Layout byte of a PUT whose terms follow explicitly. */
 export const LOG_EXPLICIT_LAYOUT = 255
-const PUT_FIXED = 46
+const PUT_FIXED = 50
 
 /** Layer codes: index = code, 0 = null. */
 export const LAYERS: readonly (Layer | null)[] = [null, 'url', 'exact', 'simhash', 'title']
@@ -136,7 +136,7 @@ export class ByteWriter {
   }
 }
 
-/** Appends a PUT entry for a validated record; `layoutId` is a registry id or LOG_EXPLICIT_LAYOUT. */
+/** Appends a PUT entry for a validated record with its `seq` set; `layoutId` is a registry id or LOG_EXPLICIT_LAYOUT. */
 export function encodePut(w: ByteWriter, r: FingerprintRecord, layoutId: number): void {
   const self = r.clusterId === r.id
   const flags = (r.short ? F_SHORT : 0) | (r.urlHash !== null ? F_URL : 0) | (r.titleHash !== null ? F_TITLE : 0)
@@ -156,6 +156,7 @@ export function encodePut(w: ByteWriter, r: FingerprintRecord, layoutId: number)
   w.u32(r.urlHash === null ? 0 : hexLo(r.urlHash))
   w.u32(r.titleHash === null ? 0 : hexHi(r.titleHash))
   w.u32(r.titleHash === null ? 0 : hexLo(r.titleHash))
+  w.u32(r.seq!)
   w.u8(layoutId)
   w.shortString(r.version)
   if (layoutId === LOG_EXPLICIT_LAYOUT) {
@@ -336,6 +337,7 @@ export class PutView extends RegionView {
   urlLo = 0
   titleHi = 0
   titleLo = 0
+  seq = 0
   layout = 0
   versionStart = 0
   versionLen = 0
@@ -366,11 +368,12 @@ export function decodePut(buf: Buffer, pos: number, end: number, v: PutView): nu
   v.urlLo = u32At(buf, pos + 32)
   v.titleHi = u32At(buf, pos + 36)
   v.titleLo = u32At(buf, pos + 40)
-  v.layout = buf[pos + 44]!
-  v.versionLen = buf[pos + 45]!
+  v.seq = u32At(buf, pos + 44)
+  v.layout = buf[pos + 48]!
+  v.versionLen = buf[pos + 49]!
   v.versionStart = pos + PUT_FIXED
   let p = v.versionStart + v.versionLen
-  if (v.layer >= LAYERS.length || v.distance > 64) return -1
+  if (v.layer >= LAYERS.length || v.distance > 64 || v.seq === 0) return -1
   if (v.layout === LOG_EXPLICIT_LAYOUT) {
     if (p >= end) return -1
     v.explicitStart = p
@@ -406,4 +409,26 @@ export function decodeDelete(buf: Uint8Array, pos: number, end: number): number 
   VARINT_OUT[0] = start
   VARINT_OUT[1] = len
   return start + len
+}
+
+/**
+ * Record (PUT) entries that decode whole in `buf[start, end)`, from the start up to the first that
+ * does not (a damaged or cut-short payload): what a damaged frame held, at least.
+ */
+export function countPuts(buf: Buffer, start: number, end: number): number {
+  const v = new PutView()
+  let puts = 0
+  let pos = start
+  while (pos < end) {
+    const kind = buf[pos]
+    let next = -1
+    if (kind === ENTRY_PUT) {
+      next = decodePut(buf, pos, end, v)
+      if (next >= 0) puts++
+    } else if (kind === ENTRY_DELETE) next = decodeDelete(buf, pos, end)
+    else if (kind === ENTRY_LAYOUT) next = pos + 4 + (buf[pos + 3] ?? 0)
+    if (next < 0 || next > end) break
+    pos = next
+  }
+  return puts
 }

@@ -1,6 +1,7 @@
 import type { FingerprintRecord, Layer } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
+import { isSeq } from './_validate.js'
 
 /** The `dedup` object as stored in Elasticsearch (snake_case, fingerprint as 16 hex). */
 export interface DedupSource {
@@ -18,6 +19,8 @@ export interface DedupSource {
   layer: Layer | null
   version: string
   indexed_at: number
+  /** First-insertion sequence number (see FingerprintRecord.seq); absent only in documents written before simdup numbered records (refused on open). */
+  seq?: number
   /** Explicit null rather than absent, so a partial update into a shared index clears an old sketch. */
   sketch: string | null
   /** LSH band terms; null when the record has none (same reason as `sketch`). */
@@ -45,6 +48,7 @@ export function recordToSource(r: FingerprintRecord): DedupSource {
     layer: r.layer,
     version: r.version,
     indexed_at: r.indexedAt,
+    seq: r.seq!,
     sketch: r.sketch ?? null,
     bands: r.bands === undefined ? null : [...r.bands],
   }
@@ -100,6 +104,8 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
   if (!str(s.version)) throw corrupt(docId, 'version', s.version)
   const indexedAt = typeof s.indexed_at === 'string' ? Number(s.indexed_at) : s.indexed_at
   if (typeof indexedAt !== 'number' || !Number.isFinite(indexedAt)) throw corrupt(docId, 'indexed_at', s.indexed_at)
+  const seq = typeof s.seq === 'string' ? Number(s.seq) : s.seq
+  if (seq !== undefined && seq !== null && !isSeq(seq)) throw corrupt(docId, 'seq', s.seq)
   if (!nullableStr(s.sketch)) throw corrupt(docId, 'sketch', s.sketch)
   // Elasticsearch keeps a one-element array as written, but a hand-made document may hold a bare string.
   const bands = s.bands === undefined || s.bands === null ? undefined : typeof s.bands === 'string' ? [s.bands] : s.bands
@@ -119,6 +125,7 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
     version: s.version,
     indexedAt,
   }
+  if (isSeq(seq)) record.seq = seq
   if (s.sketch !== null && s.sketch !== undefined) record.sketch = s.sketch
   if (bands !== undefined) record.bands = bands
   return record

@@ -138,6 +138,8 @@ export function unionSearchBody(queries: readonly CandidateQuery[], size: number
   const filter: Record<string, unknown>[] = [{ bool: { should, minimum_should_match: 1 } }]
   // A time window narrows the union only when every lookup has one (the loosest is kept).
   if (queries.every((q) => q.since !== undefined)) filter.push({ range: { 'dedup.indexed_at': { gte: Math.min(...queries.map((q) => q.since!)) } } })
+  // Likewise the sequence bound (the largest is kept): a re-run's records of later documents stay on the server.
+  if (queries.every((q) => q.maxSeq !== undefined)) filter.push({ range: { 'dedup.seq': { lte: Math.max(...queries.map((q) => q.maxSeq!)) } } })
   return { query: { bool: { filter } }, size, sort: ['_doc'], track_total_hits: false, _source: DEDUP_SOURCE_FIELDS }
 }
 

@@ -35,6 +35,7 @@ export const DEDUP_PROPERTIES = Object.freeze({
       layer: { type: 'keyword' },
       version: { type: 'keyword' },
       indexed_at: { type: 'date', format: 'epoch_millis' },
+      seq: { type: 'long' },
       sketch: { type: 'keyword', index: false, doc_values: false },
       bands: { type: 'keyword', doc_values: false },
     },

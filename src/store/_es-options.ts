@@ -9,9 +9,11 @@ export type ElasticsearchAuth = { apiKey: string | { id: string; api_key: string
  *   is missing; if it exists it must already have the `dedup` mapping.
  * - `add-fields`: add the `dedup` mapping to an existing (content) index with `put_mapping`, or
  *   create the index when it is missing.
+ * - `existing`: create and change nothing; the index must exist with the `dedup` mapping, else
+ *   NOT_FOUND / INVALID_OPTION (read-only use: a mistyped name is reported, not created).
  * - `none`: touch nothing (the index and its mapping are managed elsewhere).
  */
-export type EnsureIndex = 'create' | 'add-fields' | 'none'
+export type EnsureIndex = 'create' | 'add-fields' | 'existing' | 'none'
 
 /** Options shared by both ways of naming the cluster. */
 export interface ElasticsearchStoreBaseOptions {
@@ -32,6 +34,13 @@ export interface ElasticsearchStoreBaseOptions {
    * while the job runs stays deleted. @default true
    */
   upsert?: boolean
+  /**
+   * On open, refuse an index holding dedup records without `dedup.seq` (written before records
+   * carried their first-insertion order), with SNAPSHOT_VERSION: matching them would make re-runs
+   * decide differently, silently. A reindex job turns it off: it only ever matches the records it
+   * wrote itself, and rewrites every `dedup` object it visits. @default true
+   */
+  requireSequence?: boolean
   /**
    * The `refresh` parameter of writes. `false` is fastest; records become searchable at the next
    * index refresh and the store bridges the gap with its pending list. @default false
@@ -119,6 +128,7 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly ensureIndex: EnsureIndex
   readonly sharedIndex: boolean
   readonly upsert: boolean
+  readonly requireSequence: boolean
   readonly refresh: boolean | 'wait_for'
   readonly shards: number
   readonly replicas: number
@@ -192,8 +202,8 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
       `Expected \`index\` to be a lower-case Elasticsearch index name (letters, digits, _ . + -, not starting with _ - +), got ${describeValue(o.index)}.`,
     )
   }
-  if (!['create', 'add-fields', 'none'].includes(o.ensureIndex)) {
-    throw new DedupError('INVALID_OPTION', `Expected \`ensureIndex\` to be 'create', 'add-fields' or 'none', got ${describeValue(o.ensureIndex)}.`)
+  if (!['create', 'add-fields', 'existing', 'none'].includes(o.ensureIndex)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`ensureIndex\` to be 'create', 'add-fields', 'existing' or 'none', got ${describeValue(o.ensureIndex)}.`)
   }
   if (o.refresh !== true && o.refresh !== false && o.refresh !== 'wait_for') {
     throw new DedupError('INVALID_OPTION', `Expected \`refresh\` to be true, false or 'wait_for', got ${describeValue(o.refresh)}.`)
@@ -206,6 +216,10 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
   if (typeof upsert !== 'boolean') {
     throw new DedupError('INVALID_OPTION', `Expected \`upsert\` to be a boolean, got ${describeValue(upsert)}.`)
   }
+  const requireSequence = o.requireSequence ?? true
+  if (typeof requireSequence !== 'boolean') {
+    throw new DedupError('INVALID_OPTION', `Expected \`requireSequence\` to be a boolean, got ${describeValue(requireSequence)}.`)
+  }
   const pendingTtlMs = o.pendingTtlMs
   if (pendingTtlMs !== undefined && !(Number.isFinite(pendingTtlMs) && pendingTtlMs >= 0)) {
     throw new DedupError('INVALID_OPTION', `Expected \`pendingTtlMs\` to be a number of milliseconds ≥ 0, got ${describeValue(pendingTtlMs)}.`)
@@ -215,6 +229,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     ensureIndex: o.ensureIndex,
     sharedIndex,
     upsert,
+    requireSequence,
     refresh: o.refresh,
     shards: int('shards', o.shards, 1, 1024),
     replicas: int('replicas', o.replicas, 0, 10),

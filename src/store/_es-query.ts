@@ -30,7 +30,8 @@ export function canMatch(q: CandidateQuery): boolean {
  * Shape: filter context only (nothing scored), one `should` of
  * term content_hash | term url_hash | term title_hash | terms bands (any one) |
  * (≥ minMatch block terms ∧ popcount within ±maxDistance),
- * `minimum_should_match: 1`; `since` as a range on indexed_at and `excludeId` as must_not ids.
+ * `minimum_should_match: 1`; `since` as a range on indexed_at, `maxSeq` as a range on seq and
+ * `excludeId` as must_not ids.
  */
 export function candidateQuery(q: CandidateQuery): Record<string, unknown> | null {
   const should: Record<string, unknown>[] = []
@@ -61,6 +62,7 @@ export function candidateQuery(q: CandidateQuery): Record<string, unknown> | nul
   if (should.length === 0) return null
   const filter: Record<string, unknown>[] = [{ bool: { should, minimum_should_match: 1 } }]
   if (q.since !== undefined) filter.push({ range: { 'dedup.indexed_at': { gte: q.since } } })
+  if (q.maxSeq !== undefined) filter.push({ range: { 'dedup.seq': { lte: q.maxSeq } } })
   const bool: Record<string, unknown> = { filter }
   if (q.excludeId !== undefined) bool.must_not = [{ ids: { values: [q.excludeId] } }]
   return { bool }
@@ -84,6 +86,7 @@ export function candidateSearchBody(query: Record<string, unknown>, size: number
 export function matchesCandidateQuery(r: FingerprintRecord, q: CandidateQuery, queryPopcount: number): boolean {
   if (q.excludeId !== undefined && r.id === q.excludeId) return false
   if (q.since !== undefined && r.indexedAt < q.since) return false
+  if (q.maxSeq !== undefined && !((r.seq ?? Number.POSITIVE_INFINITY) <= q.maxSeq)) return false
   if (q.contentHash != null && r.contentHash === q.contentHash) return true
   if (q.urlHash != null && r.urlHash === q.urlHash) return true
   if (q.titleHash != null && r.titleHash === q.titleHash) return true

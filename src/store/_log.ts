@@ -1,4 +1,4 @@
-import { open, rename, rm, type FileHandle } from 'node:fs/promises'
+import { copyFile, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { DedupError } from '../errors.js'
@@ -12,13 +12,16 @@ import { DedupError } from '../errors.js'
  * A payload is one batch of entries (see `_codec.ts`); a put resolves once its frame is written
  * and (unless fsync is off) fdatasync'd. On open, frames are replayed in order. A bad frame at the
  * end of the file (cut short, checksum wrong on the last frame, or a zero-filled tail) is what a
- * crash mid-write leaves: no put was acknowledged for it, so it is truncated away. A bad frame
- * followed by more data is corruption and fails with STORE_CORRUPT naming its offset.
+ * crash mid-write leaves: no put was acknowledged for it. A writable open cuts it off, after
+ * copying its bytes to `store.log.cut-<offset>`, and reports it (`ReplayResult.damage`); a
+ * read-only open leaves the file alone and reports it too. A bad frame followed by more data is
+ * corruption and fails with STORE_CORRUPT naming its offset; `checkLog` finds the valid prefix
+ * and `truncateLog` keeps only it (`simdup store repair`).
  * All integers little-endian.
  */
 
-/** Log format version; bump on any incompatible change to the header, frames or entries. */
-export const LOG_FORMAT_VERSION = 1
+/** Log format version; bump on any incompatible change to the header, frames or entries (2: records carry `seq`). */
+export const LOG_FORMAT_VERSION = 2
 /** File name of the log inside the store directory. */
 export const LOG_FILE = 'store.log'
 const COMPACT_FILE = 'store.log.compact'
@@ -33,18 +36,43 @@ const READ_BYTES = 8 << 20
 /** Called with each replayed payload `buf[start, end)`; `fileOffset` is where buf[0] sits in the file. */
 export type PayloadSink = (buf: Buffer, start: number, end: number, fileOffset: number) => void
 
+/**
+ * How replay treats the log: `write` cuts a torn tail off (saving its bytes aside); `read` changes
+ * nothing; `salvage` changes nothing and, instead of failing on corruption, stops at the first bad
+ * frame and reports everything from there on as damage (check and repair).
+ */
+export type ReplayMode = 'write' | 'read' | 'salvage'
+
+/** Bytes of the log that replay did not read: a torn tail, or (salvage) everything from a bad frame on. */
+export interface LogDamage {
+  /** Byte offset of the first frame not read. */
+  offset: number
+  /** Bytes from `offset` to the end of the file. */
+  bytes: number
+  /** What is wrong there. */
+  reason: string
+  /** true: a bad last frame (what a crash mid-write leaves); false: a bad frame with more data after it. */
+  tail: boolean
+  /** The bytes of the bad frame's payload that are present, when its header is sound (to count its entries); else null. */
+  payload: Buffer | null
+  /** Where a writable open saved the bytes it cut off (null: not cut, or nothing but zeros). */
+  savedTo: string | null
+}
+
 /** What replay found. */
 export interface ReplayResult {
   /** Valid bytes (header + whole frames). */
   size: number
-  /** Bytes of a torn tail that were cut off (0 if none). */
+  /** Bytes of a torn tail that were cut off (0 if none; only a `write` replay cuts). */
   truncated: number
+  /** What was not read, or null when every byte was. */
+  damage: LogDamage | null
 }
 
 function corrupt(path: string, offset: number, what: string, cause?: unknown): DedupError {
   return new DedupError(
     'STORE_CORRUPT',
-    `${path} is corrupt at byte offset ${offset}: ${what}. Entries after it cannot be trusted; restore a backup or re-index into a new directory.`,
+    `${path} is corrupt at byte offset ${offset}: ${what}. Entries after it cannot be trusted; \`simdup store repair\` keeps the ${offset} bytes before it (and a copy of the whole log), or restore a backup.`,
     cause === undefined ? {} : { cause },
   )
 }
@@ -97,6 +125,49 @@ async function createLog(dir: string): Promise<void> {
   await syncDir(dir)
 }
 
+/** A file in every store directory, so that a deleted log is not mistaken for a new, empty store. */
+export const MARKER_FILE = 'SIMDUP_STORE'
+const MARKER_TEXT = `This directory is a simdup embedded store: ${LOG_FILE} holds its records (the other files are its lock and repair copies).\n`
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false)
+}
+
+/** Writes the marker file (`always`: even if present); durable with the directory's next fsync. */
+async function writeMarker(dir: string, always: boolean): Promise<void> {
+  if (!always && (await exists(join(dir, MARKER_FILE)))) return
+  await writeFile(join(dir, MARKER_FILE), MARKER_TEXT)
+}
+
+/**
+ * Why a directory without a log must not be opened as a new, empty store, or null when it may be
+ * (it does not exist, or holds nothing but what an unfinished create leaves). The log missing
+ * beside the marker or other store files: the records are gone (STORE_CORRUPT). Files that are no
+ * store's: the path is likely a mistake (INVALID_OPTION; NOT_FOUND when only reading).
+ */
+export async function missingLogError(dir: string, readOnly: boolean): Promise<DedupError | null> {
+  let names: string[]
+  try {
+    names = await readdir(dir)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw err
+  }
+  const others = names.filter((n) => n !== `${LOG_FILE}.new` && n !== 'LOCK' && !n.startsWith('LOCK.'))
+  if (others.length === 0) return null
+  const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} files)` : '')
+  if (others.some((n) => n === MARKER_FILE || n.startsWith(LOG_FILE))) {
+    return new DedupError(
+      'STORE_CORRUPT',
+      `The store in ${dir} has lost its log: ${LOG_FILE} is missing, but the directory holds ${shown}. Its records are gone; restore ${LOG_FILE} from a backup, or delete the directory to start an empty store.`,
+    )
+  }
+  return new DedupError(
+    readOnly ? 'NOT_FOUND' : 'INVALID_OPTION',
+    `There is no simdup store in ${dir}: it holds other files (${shown}) but no ${LOG_FILE}. ${readOnly ? 'Check the path' : 'Use a new or empty directory for a new store'}.`,
+  )
+}
+
 /** Reads the file in large windows; a frame larger than the window gets a buffer of its own. */
 class Reader {
   buf = Buffer.allocUnsafe(READ_BYTES)
@@ -130,8 +201,12 @@ class Reader {
   }
 }
 
-/** Replays `path` into `sink`, truncating a torn tail. Throws SNAPSHOT_VERSION / STORE_CORRUPT. */
-async function replay(path: string, fh: FileHandle, sink: PayloadSink): Promise<ReplayResult> {
+/**
+ * Replays `path` into `sink` (see `ReplayMode` for what happens to a damaged log). Throws
+ * SNAPSHOT_VERSION / STORE_CORRUPT (a bad header always; a bad frame with data after it, unless
+ * salvaging).
+ */
+async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: ReplayMode): Promise<ReplayResult> {
   const size = (await fh.stat()).size
   const reader = new Reader(fh)
   if (size < HEADER_BYTES) throw corrupt(path, 0, `the ${HEADER_BYTES}-byte header is cut short (${size} bytes)`)
@@ -146,10 +221,20 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink): Promise<
     )
   }
   let pos = HEADER_BYTES
-  let tornAt = -1
+  let damage: LogDamage | null = null
+  /** The payload bytes of the frame at `pos` that are in the file (its header read sound). */
+  const payloadAt = async (len: number): Promise<Buffer> => {
+    const n = Math.min(len, size - pos - FRAME_HEADER_BYTES)
+    await reader.ensure(pos + FRAME_HEADER_BYTES, n, size)
+    const at = pos + FRAME_HEADER_BYTES - reader.start
+    return Buffer.from(reader.buf.subarray(at, at + n))
+  }
+  const stop = (tail: boolean, reason: string, payload: Buffer | null): void => {
+    damage = { offset: pos, bytes: size - pos, reason, tail, payload, savedTo: null }
+  }
   while (pos < size) {
     if (size - pos < FRAME_HEADER_BYTES) {
-      tornAt = pos
+      stop(true, `the last frame is cut short (${size - pos} bytes, less than its ${FRAME_HEADER_BYTES}-byte header)`, null)
       break
     }
     await reader.ensure(pos, FRAME_HEADER_BYTES, size)
@@ -159,14 +244,16 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink): Promise<
     if ((~len >>> 0) !== check || len > MAX_FRAME_BYTES) {
       // A zero-filled tail is what a crash leaves after the file grew but before data landed.
       if (await reader.allZero(pos, size)) {
-        tornAt = pos
+        stop(true, 'the tail is all zero bytes (the file grew but the data never landed)', null)
         break
       }
-      throw corrupt(path, pos, 'bad frame header')
+      if (mode !== 'salvage') throw corrupt(path, pos, 'bad frame header')
+      stop(false, 'bad frame header', null)
+      break
     }
     const end = pos + FRAME_HEADER_BYTES + len
     if (end > size) {
-      tornAt = pos
+      stop(true, `the last frame is cut short (${size - pos - FRAME_HEADER_BYTES} of its ${len} payload bytes are there)`, await payloadAt(len))
       break
     }
     await reader.ensure(pos, FRAME_HEADER_BYTES + len, size)
@@ -174,19 +261,86 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink): Promise<
     const crc = reader.buf.readUInt32LE(at + 8)
     const payloadStart = at + FRAME_HEADER_BYTES
     if (crc32(reader.buf.subarray(payloadStart, payloadStart + len)) !== crc) {
-      if (end === size) {
-        tornAt = pos
-        break
-      }
-      throw corrupt(path, pos, 'frame checksum mismatch')
+      if (end !== size && mode !== 'salvage') throw corrupt(path, pos, 'frame checksum mismatch')
+      stop(end === size, end === size ? 'the last frame fails its checksum' : 'frame checksum mismatch', await payloadAt(len))
+      break
     }
-    sink(reader.buf, payloadStart, payloadStart + len, reader.start)
+    try {
+      sink(reader.buf, payloadStart, payloadStart + len, reader.start)
+    } catch (err) {
+      if (mode !== 'salvage' || !(err instanceof DedupError) || err.code !== 'STORE_CORRUPT') throw err
+      stop(end === size, `an entry in the frame cannot be read (${err.message.replace(/\. Restore a backup.*$/s, '')})`, await payloadAt(len))
+      break
+    }
     pos = end
   }
-  if (tornAt < 0) return { size, truncated: 0 }
-  await fh.truncate(tornAt)
+  const found = damage as LogDamage | null
+  if (found === null) return { size, truncated: 0, damage: null }
+  if (mode !== 'write') return { size: found.offset, truncated: 0, damage: found }
+  // A torn tail (salvage and read never get here with corruption: write mode threw on it).
+  if (!(await reader.allZero(found.offset, size))) {
+    const cut = Buffer.alloc(found.bytes)
+    const { bytesRead } = await fh.read(cut, 0, cut.length, found.offset)
+    found.savedTo = `${path}.cut-${found.offset}`
+    await writeFile(found.savedTo, cut.subarray(0, bytesRead))
+  }
+  await fh.truncate(found.offset)
   await fh.sync()
-  return { size: tornAt, truncated: size - tornAt }
+  return { size: found.offset, truncated: found.bytes, damage: found }
+}
+
+/** What `checkLog` found: the valid prefix and what follows it. */
+export interface LogCheck {
+  /** Bytes of the file. */
+  fileBytes: number
+  /** Bytes of the valid prefix (header + whole frames before any damage). */
+  validBytes: number
+  damage: LogDamage | null
+}
+
+/**
+ * Replays the log of `dir` read-only in salvage mode: never writes, never throws on a bad frame.
+ * Throws NOT_FOUND without a log, SNAPSHOT_VERSION / STORE_CORRUPT for a bad file header.
+ */
+export async function checkLog(dir: string, sink: PayloadSink): Promise<LogCheck> {
+  const path = join(dir, LOG_FILE)
+  const fh = await openForRead(dir)
+  try {
+    const result = await replay(path, fh, sink, 'salvage')
+    return { fileBytes: (await fh.stat()).size, validBytes: result.size, damage: result.damage }
+  } finally {
+    await fh.close()
+  }
+}
+
+/**
+ * Cuts the log of `dir` to its first `validBytes` (found by `checkLog`), after copying the whole
+ * file to `store.log.before-repair-<time>`, which it returns. The caller holds the write lock.
+ */
+export async function truncateLog(dir: string, validBytes: number): Promise<string> {
+  const path = join(dir, LOG_FILE)
+  const backup = `${path}.before-repair-${new Date().toISOString().replace(/[:.]/g, '-')}`
+  await copyFile(path, backup)
+  const fh = await open(path, 'r+')
+  try {
+    await fh.sync()
+    await fh.truncate(validBytes)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+  await syncDir(dir)
+  return backup
+}
+
+/** Opens the log of `dir` for reading, or throws why there is none (NOT_FOUND, or see `missingLogError`). */
+async function openForRead(dir: string): Promise<FileHandle> {
+  try {
+    return await open(join(dir, LOG_FILE), 'r')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    throw (await missingLogError(dir, true)) ?? new DedupError('NOT_FOUND', `There is no simdup store in ${dir}: it ${(await exists(dir)) ? 'is empty' : 'does not exist'}.`, { cause: err })
+  }
 }
 
 type Job =
@@ -210,7 +364,11 @@ export class LogFile {
     this.size = size
   }
 
-  /** Opens (creating if absent) the log in `dir` and replays it into `sink`. */
+  /**
+   * Opens the log in `dir` for writing and replays it into `sink`; creates it in a new or empty
+   * directory. Throws when the log is missing from a directory that holds other files (see
+   * `missingLogError`).
+   */
   static async open(dir: string, fsync: boolean, sink: PayloadSink): Promise<{ log: LogFile; replay: ReplayResult }> {
     const path = join(dir, LOG_FILE)
     // Left by a compaction that crashed before its rename: the old log is still whole.
@@ -218,17 +376,36 @@ export class LogFile {
     let fh: FileHandle
     try {
       fh = await open(path, 'r+')
+      // A store made before the marker existed, or a crash between creating the log and the marker.
+      await writeMarker(dir, false)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      const refused = await missingLogError(dir, false)
+      if (refused !== null) throw refused
       await createLog(dir)
+      await writeMarker(dir, true)
       fh = await open(path, 'r+')
     }
     try {
-      const result = await replay(path, fh, sink)
+      const result = await replay(path, fh, sink, 'write')
       return { log: new LogFile(dir, fh, result.size, fsync), replay: result }
     } catch (err) {
       await fh.close()
       throw err
+    }
+  }
+
+  /**
+   * Replays the log in `dir` into `sink` without writing anything (no truncation, no lock, no
+   * marker): for read-only opens, which work on a read-only filesystem. A torn tail is reported in
+   * `damage` and left in the file. Throws NOT_FOUND when there is no log.
+   */
+  static async read(dir: string, sink: PayloadSink): Promise<ReplayResult> {
+    const fh = await openForRead(dir)
+    try {
+      return await replay(join(dir, LOG_FILE), fh, sink, 'read')
+    } finally {
+      await fh.close()
     }
   }
 

@@ -93,6 +93,10 @@ export class Tables {
   private readonly hi = new U32Column()
   private readonly lo = new U32Column()
   private readonly time = new DictColumn('float64')
+  /** First-insertion sequence number of each row's record (kept when an id is put again). */
+  private readonly seqs = new U32Column()
+  /** Largest `seq` any row has held (fresh numbers start above it). */
+  maxSeq = 0
   private readonly meta = new DictColumn('uint32')
   private readonly alive = new BitColumn()
   /** Arena position of each group of 2^GROUP_BITS rows' string regions (in-memory store). */
@@ -199,6 +203,8 @@ export class Tables {
     this.hi.set(row, v.hi)
     this.lo.set(row, v.lo)
     this.time.set(row, v.indexedAt)
+    this.seqs.set(row, v.seq)
+    if (v.seq > this.maxSeq) this.maxSeq = v.seq
     this.alive.set(row, true)
     this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
     if (this.reader === null) this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
@@ -318,6 +324,11 @@ export class Tables {
     }
   }
 
+  /** The `seq` of a live row. */
+  seqOf(row: number): number {
+    return this.seqs.get(row)
+  }
+
   /** Whether a row is live. */
   isLive(row: number): boolean {
     return row >= 0 && row < this.rows && this.alive.has(row)
@@ -327,6 +338,7 @@ export class Tables {
   collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): void {
     const seen = new Set<number>()
     const since = q.since ?? -Infinity
+    this.seqBound = q.maxSeq ?? Infinity
     const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
     if (isHex16(q.contentHash)) {
       this.keyRoute(0, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
@@ -341,11 +353,14 @@ export class Tables {
     if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
   }
 
+  /** `maxSeq` of the query being collected: later rows are not candidates. */
+  private seqBound = Infinity
+
   /** Records sharing any band term (no popcount filter: bands catch what drifted past k). */
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
     let added = 0
     const visit = (row: number, position: number, value: number): void => {
-      if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since) return
+      if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return
       if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return
       seen.add(row)
       out.push(row)
@@ -367,7 +382,7 @@ export class Tables {
     let found = 0
     while (row >= 0 && found < max) {
       if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && index.matches(row)
-        && row !== exclude && this.time.get(row) >= since && (index.wide || this.entryKeyIs(row, k, kHi, kLo))) {
+        && row !== exclude && this.time.get(row) >= since && this.seqs.get(row) <= this.seqBound && (index.wide || this.entryKeyIs(row, k, kHi, kLo))) {
         found++
         if (!seen.has(row)) {
           seen.add(row)
@@ -419,7 +434,7 @@ export class Tables {
       for (let row = this.postings.first(term); row >= 0; row = this.postings.next(p, row)) {
         if (!this.alive.has(row) || row === exclude) continue
         const d = popcount32(this.hi.get(row)) + popcount32(this.lo.get(row)) - qPop
-        if (d > maxDistance || -d > maxDistance || this.time.get(row) < since) continue
+        if (d > maxDistance || -d > maxDistance || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) continue
         if (counts !== null) {
           const c = counts.get(row)
           if (c === undefined) {
@@ -558,6 +573,7 @@ export class Tables {
       layer: LAYERS[(m >>> LAYER_SHIFT) & 7] ?? null,
       version: this.versions.strings[m >>> VERSION_SHIFT]!,
       indexedAt: this.time.get(row),
+      seq: this.seqs.get(row),
     }
     if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
     const bands = log ? entryBands(a, v) : this.bands.terms(row, this.walked, 3)
@@ -644,6 +660,7 @@ export class Tables {
       w.u32(KEY_OUT[0])
       w.u32(KEY_OUT[1])
     }
+    w.u32(this.seqs.get(row))
     w.u8(layout === EXPLICIT_LAYOUT ? LOG_EXPLICIT_LAYOUT : layout)
     w.shortString(this.versions.strings[m >>> VERSION_SHIFT]!)
     if (layout === EXPLICIT_LAYOUT) {
@@ -668,7 +685,7 @@ export class Tables {
     const sum = (parts: readonly { byteLength(): number }[]): number => parts.reduce((t, p) => t + p.byteLength(), 0)
     return {
       fingerprints: sum([this.hi, this.lo]),
-      rowColumns: sum([this.time, this.meta, this.alive, this.explicitPos, this.explicitPool]),
+      rowColumns: sum([this.time, this.seqs, this.meta, this.alive, this.explicitPos, this.explicitPool]),
       payloads: sum([this.arena, this.groupPos, this.offsets]),
       ids: sum([this.ids, this.clusters, this.clusterHash]),
       exactKeys: sum([this.content, this.urls, this.titles]),

@@ -8,12 +8,25 @@ const MAX_SHORT_BYTES = 255
 const MAX_BLOCKS = 255
 const MAX_BANDS = 254
 
+/** Largest sequence number (the embedded store keeps one 32-bit number a row). */
+export const MAX_SEQ = 0xffffffff
+
+/** A valid `seq`: an integer from 1 to MAX_SEQ. */
+export function isSeq(v: unknown): v is number {
+  return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_SEQ
+}
+
 function isU32(v: unknown): boolean {
   return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff
 }
 
 function fieldProblem(id: string, name: string, rule: string, value: unknown): string {
   return `Record ${describeValue(id)}: expected \`${name}\` to be ${rule}, got ${describeValue(value)}.`
+}
+
+/** No lone UTF-16 surrogate (`String.prototype.isWellFormed`, untyped in the ES2023 lib). */
+function wellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed()
 }
 
 /** Characters of a string that surely fit in MAX_SHORT_BYTES of UTF-8 (3 bytes per UTF-16 unit at most). */
@@ -32,6 +45,8 @@ export function recordProblem(record: FingerprintRecord): string | null {
   const r = record as unknown as Record<string, unknown>
   const id = r.id
   if (typeof id !== 'string' || id.length === 0) return `Expected \`id\` to be a non-empty string, got ${describeValue(id)}.`
+  // Stored as UTF-8, a lone surrogate becomes U+FFFD: two ids would become one record.
+  if (!wellFormed(id)) return `Record ${describeValue(id)}: expected \`id\` to be well-formed Unicode, got a lone UTF-16 surrogate (it would be stored as U+FFFD and could merge with another id).`
   const fp = r.fingerprint as { hi?: unknown; lo?: unknown } | null
   if (fp === null || typeof fp !== 'object' || !isU32(fp.hi) || !isU32(fp.lo)) {
     return `Record ${describeValue(id)}: expected \`fingerprint\` to be { hi, lo } with two unsigned 32-bit integers, got ${describeValue(fp)}${fp !== null && typeof fp === 'object' ? ` with hi ${describeValue(fp.hi)}, lo ${describeValue(fp.lo)}` : ''}.`
@@ -49,12 +64,16 @@ export function recordProblem(record: FingerprintRecord): string | null {
   if (typeof r.short !== 'boolean') return fieldProblem(id, 'short', 'a boolean', r.short)
   if (typeof r.clusterId !== 'string' || r.clusterId.length === 0) return fieldProblem(id, 'clusterId', 'a non-empty string', r.clusterId)
   if (r.duplicateOf !== null && typeof r.duplicateOf !== 'string') return fieldProblem(id, 'duplicateOf', 'null or a string', r.duplicateOf)
+  if (!wellFormed(r.clusterId) || (r.duplicateOf !== null && !wellFormed(r.duplicateOf))) {
+    return `Record ${describeValue(id)}: expected \`clusterId\` and \`duplicateOf\` to be well-formed Unicode, got a lone UTF-16 surrogate.`
+  }
   if (r.distance !== null && (!Number.isInteger(r.distance) || (r.distance as number) < 0 || (r.distance as number) > 64)) {
     return fieldProblem(id, 'distance', 'null or an integer from 0 to 64', r.distance)
   }
   if (r.layer !== null && !LAYERS.has(r.layer as string)) return fieldProblem(id, 'layer', 'null or one of "url", "exact", "simhash", "title"', r.layer)
   if (typeof r.version !== 'string' || tooLong(r.version)) return fieldProblem(id, 'version', `a string of at most ${MAX_SHORT_BYTES} bytes`, r.version)
   if (typeof r.indexedAt !== 'number' || !Number.isFinite(r.indexedAt)) return fieldProblem(id, 'indexedAt', 'a finite number (ms since the epoch)', r.indexedAt)
+  if (r.seq !== undefined && !isSeq(r.seq)) return fieldProblem(id, 'seq', `absent or an integer from 1 to ${MAX_SEQ}`, r.seq)
   if (r.sketch !== undefined && typeof r.sketch !== 'string') return fieldProblem(id, 'sketch', 'a string or absent', r.sketch)
   const bands = r.bands
   if (bands !== undefined) {
@@ -78,5 +97,6 @@ export function checkQuery(q: CandidateQuery, index: number): void {
   if (!Array.isArray(q.blocks)) throw bad('blocks', 'an array of strings', q.blocks)
   if (!Number.isInteger(q.minMatch) || q.minMatch < 1) throw bad('minMatch', 'an integer ≥ 1', q.minMatch)
   if (!Number.isInteger(q.maxDistance) || q.maxDistance < 0) throw bad('maxDistance', 'an integer ≥ 0', q.maxDistance)
+  if (q.maxSeq !== undefined && (typeof q.maxSeq !== 'number' || Number.isNaN(q.maxSeq))) throw bad('maxSeq', 'a number', q.maxSeq)
   if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
 }

@@ -16,7 +16,7 @@ import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource }
 import { canMatch, candidateQuery, candidateSearchBody } from './_es-query.js'
 import { PendingWrites } from './_es-pending.js'
 import { UNION_PAGE, assignCandidates, groupLookups, unionSearchBody, type Lookup } from './_es-lookup.js'
-import { checkQuery, recordProblem } from './_validate.js'
+import { MAX_SEQ, checkQuery, isSeq, recordProblem } from './_validate.js'
 import {
   Redactor,
   backoffDelay,
@@ -170,6 +170,10 @@ class EsStore implements ElasticsearchStore {
   private lastWrite = 0
   private lastWriteSeq = 0
   private refreshedSeq = 0
+  /** Largest record `seq` this store handed out (fresh numbers start above it and the index's largest). */
+  private handedSeq = 0
+  /** Whether `sequence` has refreshed the index once. */
+  private seqSynced = false
 
   constructor(
     readonly client: Client,
@@ -197,12 +201,16 @@ class EsStore implements ElasticsearchStore {
     const mode = this.options.ensureIndex
     if (mode !== 'none') {
       const exists = await this.request('index check', () => this.client.indices.exists({ index: this.index }))
+      if (!exists && mode === 'existing') {
+        throw new DedupError('NOT_FOUND', `Index \`${this.index}\` does not exist on ${this.node}: check the index name (simdup index creates it).`)
+      }
       if (!exists) await this.createIndex()
       else if (mode === 'add-fields') {
         await this.request('put_mapping', () =>
           this.client.indices.putMapping({ index: this.index, properties: DEDUP_PROPERTIES as Record<string, estypes.MappingProperty> }),
         )
       } else await this.checkMapping()
+      await this.checkSequenced()
     }
     const interval = await this.refreshInterval()
     this.visibilityMs = interval === null ? null : 2 * interval
@@ -245,6 +253,37 @@ class EsStore implements ElasticsearchStore {
     }
   }
 
+  /**
+   * Refuses an index holding dedup records without `dedup.seq` (written before records carried
+   * their first-insertion order): mixing them with numbered ones would make re-runs decide
+   * differently, silently. An index without a `seq` mapping gets one if it holds no records.
+   */
+  private async checkSequenced(): Promise<void> {
+    const res = await this.request('get_mapping', () => this.client.indices.getMapping({ index: this.index }))
+    const unmapped = Object.entries(res).filter(([, m]) => {
+      const dedup = m.mappings.properties?.dedup as { properties?: Record<string, unknown> } | undefined
+      return dedup !== undefined && dedup.properties?.seq === undefined
+    })
+    if (unmapped.length > 0) {
+      await this.request('put_mapping', () =>
+        this.client.indices.putMapping({ index: this.index, properties: { dedup: { properties: { seq: { type: 'long' } } } } }),
+      )
+    }
+    if (!this.options.requireSequence) return
+    const old = await this.request('_count (records without seq)', () =>
+      // A decided record has a cluster id; a content index may hold partial `dedup` objects (a
+      // SimHash computed at ingest, say) that simdup never decided: those are not refused.
+      this.client.count({ index: this.index, query: { bool: { filter: [{ exists: { field: 'dedup.cluster_id' } }], must_not: [{ exists: { field: 'dedup.seq' } }] } } }),
+    )
+    if (old.count > 0) {
+      throw new DedupError(
+        'SNAPSHOT_VERSION',
+        `Index \`${this.index}\` holds ${old.count} dedup records written by an older simdup, without \`dedup.seq\` (the first-insertion order that makes re-runs decide like one clean run). ` +
+          'Index into a new index (e.g. `--index <new name>`), or delete the old records first.',
+      )
+    }
+  }
+
   /** The index's refresh interval in ms (largest over an alias's indices); null when refresh is disabled. */
   private async refreshInterval(): Promise<number | null> {
     let res: estypes.IndicesGetSettingsResponse
@@ -282,9 +321,73 @@ class EsStore implements ElasticsearchStore {
 
   // ---- writes ----
 
+  async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
+    if (!Array.isArray(ids)) throw new DedupError('INVALID_OPTION', `Expected \`ids\` to be an array, got ${describeValue(ids)}.`)
+    if (ids.length === 0) return []
+    // The first call refreshes, so the largest number counts the writes of a process that stopped
+    // just before this one started (re-running after a crash), not only what a refresh showed.
+    if (!this.seqSynced) {
+      await this.refresh()
+      this.seqSynced = true
+    }
+    // Stored numbers by mget (real-time: sees writes a search may not yet), and the largest number
+    // in the index (searchable writes of every process), asked at the same time.
+    const [stored, largest] = await Promise.all([
+      options.fresh === true ? new Map<string, number>() : this.storedSeqs(ids),
+      this.largestSeq(),
+    ])
+    // Numbers seen by mget count too: fresh ones go above every number this process has met.
+    for (const seq of stored.values()) if (seq > this.handedSeq) this.handedSeq = seq
+    let next = Math.max(this.handedSeq, largest)
+    const first = new Map<string, number>()
+    return ids.map((id) => {
+      let seq = first.get(id) ?? stored.get(id)
+      if (seq === undefined) {
+        seq = ++next
+        if (seq > MAX_SEQ) throw new DedupError('STORE_REQUEST_FAILED', `Index \`${this.index}\` has used ${MAX_SEQ} sequence numbers, simdup's limit; index into a new index.`)
+        this.handedSeq = seq
+      }
+      first.set(id, seq)
+      return seq
+    })
+  }
+
+  /** `seq` of each stored id (ids not stored, or that Elasticsearch cannot hold, are absent). */
+  private async storedSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>()
+    const unique = [...new Set(ids)].filter(storableId)
+    await Promise.all(
+      chunks(unique, this.options.bulkSize).map(async (c) => {
+        const res = await this.request('_mget (seq)', () => this.client.mget<{ dedup?: { seq?: unknown } }>({ index: this.index, ids: c, _source: ['dedup.seq'] }))
+        for (const doc of res.docs) {
+          if (!('found' in doc) || !doc.found) continue
+          const seq = doc._source?.dedup?.seq
+          if (isSeq(seq)) out.set(doc._id, seq)
+        }
+      }),
+    )
+    return out
+  }
+
+  /** The largest `seq` a search sees in the index (0 when none). */
+  private async largestSeq(): Promise<number> {
+    const res = await this.request('_search (largest seq)', () =>
+      this.client.search({ index: this.index, size: 0, track_total_hits: false, aggs: { seq: { max: { field: 'dedup.seq' } } } }),
+    )
+    const value = (res.aggregations?.seq as estypes.AggregationsMaxAggregate | undefined)?.value
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0
+  }
+
   async put(records: readonly FingerprintRecord[]): Promise<PutResult> {
     if (!Array.isArray(records)) throw new DedupError('INVALID_OPTION', `Expected \`records\` to be an array, got ${describeValue(records)}.`)
     if (records.length === 0) return { written: 0, failed: [] }
+    // Records without a number keep their id's stored one, or get a fresh one.
+    const unnumbered = records.filter((r) => r !== null && typeof r === 'object' && r.seq === undefined && typeof r.id === 'string')
+    if (unnumbered.length > 0) {
+      const seqs = await this.sequence(unnumbered.map((r) => r.id))
+      const given = new Map(unnumbered.map((r, i) => [r, seqs[i]!]))
+      records = records.map((r) => (given.has(r) ? { ...r, seq: given.get(r)! } : r))
+    }
     const failed: PutResult['failed'] = []
     // Insert-or-replace: the last copy of an id wins. Sending only that copy keeps parallel bulk
     // requests from racing two versions of one document.
@@ -536,8 +639,8 @@ class EsStore implements ElasticsearchStore {
         this.client.search<{ dedup?: unknown }>({
           index: this.index,
           query: { bool: { filter: [{ term: { 'dedup.cluster_id': clusterId } }] } },
-          // indexed_at then id: a total order, so search_after pages neither skip nor repeat.
-          sort: [{ 'dedup.indexed_at': 'asc' }, { 'dedup.id': 'asc' }],
+          // First-insertion order then id: a total order, so search_after pages neither skip nor repeat.
+          sort: [{ 'dedup.seq': 'asc' }, { 'dedup.id': 'asc' }],
           size,
           track_total_hits: false,
           _source: DEDUP_SOURCE_FIELDS,

@@ -1,6 +1,7 @@
 export type { FingerprintStore } from './store.js'
 export {
-  MemoryStore, openMemoryStore, DEFAULT_MEMORY_STORE_OPTIONS, type MemoryStoreOptions, type MemoryStoreStats, type TableBytes,
+  MemoryStore, openMemoryStore, checkMemoryStore, repairMemoryStore, DEFAULT_MEMORY_STORE_OPTIONS,
+  type MemoryStoreOptions, type MemoryStoreStats, type MemoryStoreCheck, type LogDamageReport, type TableBytes,
 } from './memory.js'
 export {
   createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME, DEFAULT_ELASTICSEARCH_STORE_OPTIONS,

@@ -1,15 +1,16 @@
-import { mkdir, stat } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { constants } from 'node:fs'
+import { access, mkdir, stat } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import type { FingerprintStore } from './store.js'
 import { LayoutRegistry } from './_block-layout.js'
-import { ByteWriter, LOG_EXPLICIT_LAYOUT, encodeDelete, encodeLayout, encodePut } from './_codec.js'
+import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from './_lock.js'
-import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile } from './_log.js'
+import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { EntryError, Tables, type CandidateLimits, type TableBytes } from './_tables.js'
-import { checkQuery, recordProblem } from './_validate.js'
+import { MAX_SEQ, checkQuery, recordProblem } from './_validate.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
 
 export type { TableBytes } from './_tables.js'
@@ -23,6 +24,13 @@ export interface MemoryStoreOptions {
   dir?: string
   /** fdatasync every batch before `put`/`delete` resolve; off trades durability for speed. @default true */
   fsync?: boolean
+  /**
+   * Open `dir` for reading only: no lock, no directory or log created, a torn tail reported in
+   * `stats().damage` but left in the file, no compaction; works on a read-only filesystem. The
+   * store must exist (else NOT_FOUND); `put`, `delete` and `compact` throw STORE_UNAVAILABLE. A
+   * writer appending meanwhile is not seen. @default false
+   */
+  readOnly?: boolean
   /** Most records one exact key (content, URL or title hash) adds to an answer (1 or more). @default 16 */
   maxPerKey?: number
   /**
@@ -41,7 +49,7 @@ export interface MemoryStoreOptions {
 }
 
 /** Defaults of `MemoryStoreOptions`. */
-export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, maxPerKey: 16, maxBlockCandidates: 4096, filterBlockDistance: true })
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, filterBlockDistance: true })
 
 /** Default `limit` of `members`. */
 const DEFAULT_MEMBERS_LIMIT = 1000
@@ -72,6 +80,41 @@ export interface MemoryStoreStats {
   logEntries: number
   /** Bytes of a torn tail cut off when the log was opened. */
   truncatedOnOpen: number
+  /** What of the log was not read on open (a torn tail), or null when all of it was. */
+  damage: LogDamageReport | null
+}
+
+/** Bytes of a store's log that were not read: where, how many, what they held, what became of them. */
+export interface LogDamageReport {
+  /** The log file. */
+  path: string
+  /** Byte offset of the first frame not read. */
+  offset: number
+  /** Bytes from `offset` to the end of the file. */
+  bytes: number
+  /** Records found whole in those bytes: a lower bound (the damage can hide more). */
+  records: number
+  /** What is wrong there. */
+  reason: string
+  /** A bad last frame (what a crash mid-write leaves), or a bad frame with more after it. */
+  tail: boolean
+  /** The bytes were cut from the log (a writable open cuts a torn tail; `repair` cuts any damage). */
+  cut: boolean
+  /** Where the cut bytes (or, after a repair, the whole old log) were copied; null if not copied. */
+  savedTo: string | null
+}
+
+/** What `checkMemoryStore` / `repairMemoryStore` found (and did). */
+export interface MemoryStoreCheck {
+  dir: string
+  /** Bytes of the log file (before a repair). */
+  fileBytes: number
+  /** Bytes of its valid prefix: what a repair keeps. */
+  validBytes: number
+  /** Live records in the valid prefix. */
+  records: number
+  /** What is past the valid prefix, or null when the log is whole. */
+  damage: LogDamageReport | null
 }
 
 function positiveInt(name: string, value: unknown): number {
@@ -87,7 +130,8 @@ function positiveInt(name: string, value: unknown): number {
  * from the log and RAM holds the indexes: about 48 bytes a record at 10 M records (heap +
  * external), 84 with MinHash sketches and 8 band terms (`node --expose-gc --import tsx
  * scripts/bench-store.ts --n 10000000 --dir DIR --no-fsync [--no-minhash]`). Without one, records
- * stay in RAM (about 80 and 145 bytes).
+ * stay in RAM (about 80 and 145 bytes). Each figure has grown by 4 bytes a record since: the
+ * 32-bit `seq` column (not re-measured).
  *
  * @example
  * const store = new MemoryStore()           // in memory only
@@ -105,10 +149,15 @@ export class MemoryStore implements FingerprintStore {
   private closed = false
   private logEntries = 0
   private truncatedOnOpen = 0
+  private damage: LogDamageReport | null = null
+  private readOnly = false
+  private logBytes = 0
   private compactQueued = false
+  /** Largest `seq` handed out by `sequence` or `put` (fresh numbers start above it and the tables' largest). */
+  private handedSeq = 0
 
   /** An in-memory store; use `openMemoryStore({ dir })` for a persistent one. */
-  constructor(options: Omit<MemoryStoreOptions, 'dir' | 'fsync'> = {}) {
+  constructor(options: Omit<MemoryStoreOptions, 'dir' | 'fsync' | 'readOnly'> = {}) {
     if ((options as MemoryStoreOptions).dir !== undefined) {
       throw new DedupError('INVALID_OPTION', 'Expected no `dir` for `new MemoryStore()`; use `await openMemoryStore({ dir })` for a persistent store.')
     }
@@ -125,23 +174,112 @@ export class MemoryStore implements FingerprintStore {
 
   /** Opens `options.dir` (lock, replay, compaction if half the log is dead). Prefer `openMemoryStore`. */
   static async open(options: MemoryStoreOptions = {}): Promise<MemoryStore> {
-    const { dir, fsync, ...rest } = options
+    const { dir, fsync, readOnly, ...rest } = options
     const store = new MemoryStore(rest)
     if (dir === undefined) return store
     if (typeof dir !== 'string' || dir.length === 0) throw new DedupError('INVALID_OPTION', `Expected \`dir\` to be a directory path, got ${describeValue(dir)}.`)
     if (fsync !== undefined && typeof fsync !== 'boolean') throw new DedupError('INVALID_OPTION', `Expected \`fsync\` to be a boolean, got ${describeValue(fsync)}.`)
-    await store.attach(resolve(dir), fsync ?? DEFAULT_MEMORY_STORE_OPTIONS.fsync)
+    if (readOnly !== undefined && typeof readOnly !== 'boolean') throw new DedupError('INVALID_OPTION', `Expected \`readOnly\` to be a boolean, got ${describeValue(readOnly)}.`)
+    if (readOnly === true) await store.attachReadOnly(resolve(dir))
+    else await store.attach(resolve(dir), fsync ?? DEFAULT_MEMORY_STORE_OPTIONS.fsync)
     return store
+  }
+
+  /**
+   * Reads the log of `dir` without writing anything and reports what is past its valid prefix (a
+   * torn tail, or a damaged frame and all after it). Throws NOT_FOUND when there is no store.
+   */
+  static async check(dir: string): Promise<MemoryStoreCheck> {
+    const store = new MemoryStore()
+    const abs = resolve(dir)
+    store.tables = new Tables(store.layouts, store.versions, new LogReader(join(abs, LOG_FILE)))
+    try {
+      const found = await checkLog(abs, store.sink(abs))
+      return { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }
+    } finally {
+      store.tables.reader?.retire()
+    }
+  }
+
+  /**
+   * `check`, then, if the log is damaged, keeps its valid prefix: copies the whole log to
+   * `store.log.before-repair-<time>` and cuts the log after the prefix. Takes the write lock.
+   */
+  static async repair(dir: string): Promise<MemoryStoreCheck> {
+    const abs = resolve(dir)
+    await MemoryStore.check(abs) // NOT_FOUND before any lock file is written
+    const lock = await acquireLock(abs).catch((err: unknown) => {
+      if (err instanceof DedupError) throw err
+      throw new DedupError('STORE_UNAVAILABLE', `Cannot repair the store in ${abs}: ${(err as Error).message}`, { cause: err })
+    })
+    try {
+      const found = await MemoryStore.check(abs)
+      if (found.damage === null) return found
+      const backup = await truncateLog(abs, found.validBytes)
+      return { ...found, damage: { ...found.damage, cut: true, savedTo: backup } }
+    } finally {
+      await lock.release()
+    }
+  }
+
+  /** The replay sink: applies a payload; an entry it cannot read is STORE_CORRUPT at its offset. */
+  private sink(dir: string): PayloadSink {
+    return (buf, start, end, fileOffset) => {
+      try {
+        this.applyPayload(buf, start, end, fileOffset)
+      } catch (err) {
+        if (!(err instanceof EntryError)) throw err
+        throw new DedupError(
+          'STORE_CORRUPT',
+          `${join(dir, LOG_FILE)} is corrupt at byte offset ${fileOffset + err.at}: ${err.message}. Restore a backup or re-index into a new directory.`,
+          { cause: err },
+        )
+      }
+    }
+  }
+
+  private report(dir: string, damage: LogDamage | null, cut: boolean): LogDamageReport | null {
+    if (damage === null) return null
+    return {
+      path: join(dir, LOG_FILE),
+      offset: damage.offset,
+      bytes: damage.bytes,
+      records: damage.payload === null ? 0 : countPuts(damage.payload, 0, damage.payload.length),
+      reason: damage.reason,
+      tail: damage.tail,
+      cut,
+      savedTo: damage.savedTo,
+    }
+  }
+
+  private async attachReadOnly(dir: string): Promise<void> {
+    this.tables = new Tables(this.layouts, this.versions, new LogReader(join(dir, LOG_FILE)))
+    try {
+      const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
+      this.tables.reserve(Math.ceil(logSize / 80))
+      const replay = await LogFile.read(dir, this.sink(dir))
+      this.dir = dir
+      this.readOnly = true
+      this.logBytes = replay.size
+      this.damage = this.report(dir, replay.damage, false)
+    } catch (err) {
+      this.tables.reader?.retire()
+      if (err instanceof DedupError) throw err
+      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: ${(err as Error).message}`, { cause: err })
+    }
   }
 
   private async attach(dir: string, fsync: boolean): Promise<void> {
     let lock: DirLock
     try {
-      await mkdir(dir, { recursive: true })
+      await mkdir(dir, { recursive: true }).catch(async (err: unknown) => {
+        const why = await mkdirFailure(dir, err)
+        throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: the directory cannot be created: ${fsReason(why)}.`, { cause: why })
+      })
       lock = await acquireLock(dir)
     } catch (err) {
       if (err instanceof DedupError) throw err
-      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: ${(err as Error).message}`, { cause: err })
+      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir} for writing: ${fsReason(err)}.`, { cause: err })
     }
     try {
       // Payloads stay in the log and are read back from it (see Tables).
@@ -149,22 +287,12 @@ export class MemoryStore implements FingerprintStore {
       // Size the indexes from the log (~80 bytes a record) so replay does not relink them as they grow.
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
-      const { log, replay } = await LogFile.open(dir, fsync, (buf, start, end, fileOffset) => {
-        try {
-          this.applyPayload(buf, start, end, fileOffset)
-        } catch (err) {
-          if (!(err instanceof EntryError)) throw err
-          throw new DedupError(
-            'STORE_CORRUPT',
-            `${join(dir, LOG_FILE)} is corrupt at byte offset ${fileOffset + err.at}: ${err.message}. Restore a backup or re-index into a new directory.`,
-            { cause: err },
-          )
-        }
-      })
+      const { log, replay } = await LogFile.open(dir, fsync, this.sink(dir))
       this.log = log
       this.lock = lock
       this.dir = dir
       this.truncatedOnOpen = replay.truncated
+      this.damage = this.report(dir, replay.damage, replay.truncated > 0)
       this.compactQueued = false
       if (this.logEntries - this.tables.live > this.logEntries / 2) await this.compact()
     } catch (err) {
@@ -179,19 +307,31 @@ export class MemoryStore implements FingerprintStore {
   }
 
   async put(records: readonly FingerprintRecord[]): Promise<PutResult> {
-    this.checkOpen()
+    this.checkWritable()
     if (!Array.isArray(records)) throw new DedupError('INVALID_OPTION', `Expected \`records\` to be an array, got ${describeValue(records)}.`)
     const failed: PutResult['failed'] = []
     const payloads: Buffer[] = []
     let w = new ByteWriter(Math.min(records.length * 128 + 64, MAX_PAYLOAD_BYTES + 4096))
     let written = 0
-    for (const r of records) {
-      const problem = recordProblem(r) ?? (this.versions.accepts(r.version) ? null : `Record ${describeValue(r.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
+    // Ids put earlier in this call whose number is not in the tables yet (a repeated id keeps its first).
+    const batchSeqs = new Map<string, number>()
+    for (const given of records) {
+      const problem = recordProblem(given) ?? (this.versions.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
       if (problem !== null) {
-        const id = r !== null && typeof r === 'object' && typeof r.id === 'string' ? r.id : ''
+        const id = given !== null && typeof given === 'object' && typeof given.id === 'string' ? given.id : ''
         failed.push({ id, error: new DedupError('INVALID_DOCUMENT', problem) })
         continue
       }
+      let r = given
+      if (r.seq === undefined) {
+        let seq = batchSeqs.get(r.id)
+        if (seq === undefined) {
+          const row = this.tables.rowOf(r.id)
+          seq = row >= 0 ? this.tables.seqOf(row) : this.freshSeq()
+        }
+        r = { ...r, seq }
+      }
+      batchSeqs.set(r.id, r.seq!)
       this.versions.intern(r.version)
       let layout = this.layouts.match(r.fingerprint.hi, r.fingerprint.lo, r.blocks)
       if (layout < 0) layout = LOG_EXPLICIT_LAYOUT
@@ -229,6 +369,27 @@ export class MemoryStore implements FingerprintStore {
     return answers.map((rows) => rows.map((row) => records.get(row)!))
   }
 
+  async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
+    this.checkOpen()
+    const first = new Map<string, number>()
+    return checkIds(ids).map((id) => {
+      let seq = first.get(id)
+      if (seq !== undefined) return seq
+      const row = options.fresh === true ? -1 : this.tables.rowOf(id)
+      seq = row >= 0 ? this.tables.seqOf(row) : this.freshSeq()
+      first.set(id, seq)
+      return seq
+    })
+  }
+
+  /** A number above every `seq` the store holds or handed out. */
+  private freshSeq(): number {
+    const seq = Math.max(this.handedSeq, this.tables.maxSeq) + 1
+    if (seq > MAX_SEQ) throw new DedupError('STORE_REQUEST_FAILED', `The store has handed out ${MAX_SEQ} sequence numbers, its limit; re-index into a new directory.`)
+    this.handedSeq = seq
+    return seq
+  }
+
   async get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>> {
     this.checkOpen()
     const out = new Map<string, FingerprintRecord>()
@@ -247,7 +408,7 @@ export class MemoryStore implements FingerprintStore {
   }
 
   async delete(ids: readonly string[]): Promise<void> {
-    this.checkOpen()
+    this.checkWritable()
     const unique = [...new Set(checkIds(ids))].filter((id) => id.length > 0)
     if (unique.length === 0) return
     const payloads: Buffer[] = []
@@ -326,7 +487,7 @@ export class MemoryStore implements FingerprintStore {
    * when over half the log is dead, and after writes once dead rows outnumber live ones.
    */
   async compact(): Promise<void> {
-    this.checkOpen()
+    this.checkWritable()
     const log = this.log
     if (log === null) {
       this.rebuildNow()
@@ -355,9 +516,10 @@ export class MemoryStore implements FingerprintStore {
       dead: this.tables.dead,
       tableBytes: this.tables.byteLength(),
       tableParts: this.tables.byteParts(),
-      logBytes: this.log?.bytes ?? 0,
+      logBytes: this.log?.bytes ?? this.logBytes,
       logEntries: this.logEntries,
       truncatedOnOpen: this.truncatedOnOpen,
+      damage: this.damage,
     }
   }
 
@@ -424,6 +586,45 @@ export class MemoryStore implements FingerprintStore {
   private checkOpen(): void {
     if (this.closed) throw new DedupError('STORE_UNAVAILABLE', `The memory store${this.dir === null ? '' : ` in ${this.dir}`} is closed.`)
   }
+
+  private checkWritable(): void {
+    this.checkOpen()
+    if (this.readOnly) throw new DedupError('STORE_UNAVAILABLE', `The store in ${this.dir} was opened read-only; open it without \`readOnly\` to write.`)
+  }
+}
+
+/**
+ * The real reason a recursive mkdir of `dir` failed: Node reports ENOENT where the nearest
+ * existing ancestor is on a read-only filesystem or not writable; asking that ancestor tells.
+ */
+async function mkdirFailure(dir: string, err: unknown): Promise<unknown> {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err
+  let at = dirname(dir)
+  for (;;) {
+    const st = await stat(at).catch(() => null)
+    if (st !== null) {
+      if (!st.isDirectory()) return Object.assign(new Error(`${at} is not a directory`), { code: 'ENOTDIR' })
+      return access(at, constants.W_OK).then(() => err, (denied: unknown) => denied)
+    }
+    const up = dirname(at)
+    if (up === at) return err
+    at = up
+  }
+}
+
+/** A filesystem error in words, with its code: `the filesystem is read-only (EROFS)`. */
+function fsReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code
+  const words: Record<string, string> = {
+    EROFS: 'the filesystem is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ENOSPC: 'no space left on the device',
+    ENOTDIR: 'a part of the path is a file, not a directory',
+    ENOENT: 'a directory on the path does not exist and cannot be created',
+    EEXIST: 'a file of that name is in the way',
+  }
+  return code !== undefined && words[code] !== undefined ? `${words[code]} (${code})` : (err as Error).message
 }
 
 function checkIds(ids: readonly string[]): readonly string[] {
@@ -436,7 +637,7 @@ function checkIds(ids: readonly string[]): readonly string[] {
 
 /**
  * Opens the embedded store: in memory only without `dir`; with `dir`, backed by an append-only,
- * fsync'd log there (replayed on open, torn tail truncated, compacted when half dead) and
+ * fsync'd log there (replayed on open; a torn tail cut, saved aside and reported in `stats().damage`; compacted when half dead) and
  * locked against a second writer process.
  *
  * @example
@@ -446,4 +647,21 @@ function checkIds(ids: readonly string[]): readonly string[] {
  */
 export async function openMemoryStore(options: MemoryStoreOptions = {}): Promise<MemoryStore> {
   return MemoryStore.open(options)
+}
+
+/**
+ * Checks the embedded store in `dir` without writing to it: the log's valid prefix, and what is
+ * past it (a torn tail, or a damaged frame and everything after it).
+ * @example const { damage } = await checkMemoryStore('.simdup'); if (damage) console.log(damage.bytes, damage.records)
+ */
+export function checkMemoryStore(dir: string): Promise<MemoryStoreCheck> {
+  return MemoryStore.check(dir)
+}
+
+/**
+ * Repairs the embedded store in `dir`: keeps the log's valid prefix and cuts what follows it,
+ * after copying the whole log aside (`damage.savedTo`). No-op on a whole log.
+ */
+export function repairMemoryStore(dir: string): Promise<MemoryStoreCheck> {
+  return MemoryStore.repair(dir)
 }

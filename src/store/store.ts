@@ -15,6 +15,13 @@ export interface FingerprintStore {
    * checks the distance. Order within one answer is unspecified.
    */
   candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]>
+  /**
+   * First-insertion sequence numbers for records about to be put, one per id in order: an id the
+   * store holds keeps its stored number; any other id gets a fresh one, above every number the
+   * store holds or handed out before (a repeated id gets its first one). `fresh`: every id gets a
+   * fresh number (a job that imposes its own order, e.g. reindex).
+   */
+  sequence(ids: readonly string[], options?: { fresh?: boolean }): Promise<number[]>
   /** Records by id (missing ids are absent from the result). */
   get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>>
   /** Members of a cluster (including its representative). */

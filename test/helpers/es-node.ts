@@ -190,7 +190,7 @@ async function fromLauncher(): Promise<Found> {
  *
  * @example
  * const es = await acquireElasticsearch()
- * const client = new Client({ node: es.url })
+ * const client = new Client({ nodes: es.nodes })
  * // … tests …
  * await client.close(); await es.stop()
  */

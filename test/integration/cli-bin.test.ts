@@ -1,6 +1,6 @@
 import { describe, expect, test, beforeAll } from 'vitest'
 import { spawn, spawnSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -76,6 +76,24 @@ describe('the simdup binary', () => {
     expect(r.signal).toBeNull()
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/STORE_UNAVAILABLE: Cannot open the store in .*not-a-dir/)
+  })
+
+  // A real read-only filesystem: a read-only bind mount in a private mount namespace (root ignores
+  // directory permissions, so a chmod would prove nothing). Skipped where mounts are not allowed;
+  // test/store/log-integrity.test.ts checks the read-only open writes nothing, anywhere.
+  const readOnlyMounts = spawnSync('unshare', ['-m', 'sh', '-c', 'd=$(mktemp -d) && mount --bind "$d" "$d" && mount -o remount,bind,ro "$d" && ! touch "$d/x" 2>/dev/null; r=$?; rmdir "$d"; exit $r']).status === 0
+  test.skipIf(!readOnlyMounts)('on a read-only filesystem: clusters works; creating a store there says the filesystem is read-only', () => {
+    copyFileSync(new URL('../../examples/news.jsonl', import.meta.url), join(dir, 'ro-news.jsonl'))
+    expect(simdup(['index', 'ro-news.jsonl', '--store', 'ro-st', '--quiet'], dir).status).toBe(0)
+    /** `simdup args…` with `dir` mounted read-only (the mount ends with the namespace). */
+    const readOnly = (args: string[]) =>
+      spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && cd "$1" && shift && exec "$@"', 'sh', dir, process.execPath, BIN, ...args], { encoding: 'utf8', env: { ...process.env, ES_URL: '' } })
+    const clusters = readOnly(['clusters', '--store', 'ro-st', '--json'])
+    expect(clusters.status, clusters.stderr).toBe(0)
+    expect(JSON.parse(clusters.stdout)).toMatchObject({ documents: 14 })
+    const created = readOnly(['index', 'ro-news.jsonl', '--store', 'ro-new', '--quiet'])
+    expect(created.status).toBe(1)
+    expect(created.stderr).toMatch(/Cannot open the store in .*ro-new: the directory cannot be created: the filesystem is read-only \(EROFS\)/)
   })
 
   describe('output failures (issue 11.4)', () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
 import { acquireElasticsearch, testIndexFlags, testIndexOptions } from '../helpers/es-node.js'
+import { expectConsistent } from '../helpers/rerun.js'
 import { createDeduplicator, createElasticsearchStore, matchCandidate, type FingerprintRecord } from '../../src/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 
@@ -103,6 +104,8 @@ describe('simdup index --es', () => {
     const store = await createElasticsearchStore({ node: es.url, index, ensureIndex: 'none' })
     const o = createDeduplicator({ store }).options
     const apart = after.flatMap((a) => after.filter((b) => a.id < b.id && a.clusterId !== b.clusterId && matchCandidate(a, b, o) !== null).map((b) => `${a.id}~${b.id}`))
+    // No pointer at a record first indexed later, every cluster named after its representative.
+    await expectConsistent(store)
     await store.close()
     expect(apart).toEqual([])
     // Every cluster is named after a member that is its representative.
@@ -164,6 +167,18 @@ describe('simdup index --es', () => {
     expect(clean.status).toBe(0)
     const d2 = decisions(readFileSync(join(dir, 'd2.jsonl'), 'utf8'))
     const d3 = decisions(readFileSync(join(dir, 'd3.jsonl'), 'utf8'))
-    expect(d2.map((d) => d.cluster_id)).toEqual(d3.map((d) => d.cluster_id))
+    expect(d2.map((d) => [d.id, d.status, d.duplicate_of, d.cluster_id, d.layer, d.distance])).toEqual(d3.map((d) => [d.id, d.status, d.duplicate_of, d.cluster_id, d.layer, d.distance]))
+  })
+})
+
+describe('read-only commands on Elasticsearch', () => {
+  test('clusters, cluster and explain on a mistyped --index create no index, say it does not exist, exit 2', async () => {
+    const index = indexName('typo')
+    for (const args of [['clusters'], ['cluster', 'x'], ['explain', 'a', 'b']]) {
+      const r = await run([...args, '--es', es.url, '--index', index])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(new RegExp(`simdup ${args[0]}: Index \`${index}\` does not exist`))
+      expect(await client.indices.exists({ index })).toBe(false)
+    }
   })
 })

@@ -14,7 +14,12 @@ export function hash16(seed: string): string {
   return createHash('sha256').update(seed).digest('hex').slice(0, 16)
 }
 
-/** A record as the deduplicator writes it: distinct content/URL/title hashes derived from the id. */
+let lastSeq = 0
+
+/**
+ * A record as the deduplicator writes it: distinct content/URL/title hashes derived from the id,
+ * and a fresh `seq` (so a store gives it back exactly as written).
+ */
 export function makeRecord(id: string, fingerprint: Fingerprint, over: Partial<FingerprintRecord> = {}, scheme?: BlockScheme): FingerprintRecord {
   return {
     id,
@@ -30,6 +35,7 @@ export function makeRecord(id: string, fingerprint: Fingerprint, over: Partial<F
     layer: null,
     version: VERSION,
     indexedAt: T0,
+    seq: ++lastSeq,
     ...over,
   }
 }

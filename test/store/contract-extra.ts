@@ -28,6 +28,23 @@ export function storeContractExtra(name: string, makeStore: () => Promise<Finger
   describe(`store contract (scan, topClusters): ${name}`, () => {
     const open = openedStores(makeStore)
 
+    test('ids with lone UTF-16 surrogates are refused with a reason, never merged into one record; astral ids round-trip', async () => {
+      const store = await open()
+      // Both become "a\ufffd" in UTF-8: stored, they would be one record.
+      const lone = [makeRecord('a\ud800', BASE), makeRecord('a\udbff', flip(BASE, 1)), makeRecord('c', flip(BASE, 2), { clusterId: 'x\udc00' })]
+      const result = await store.put([...lone, makeRecord('b\ud83d\ude00', flip(BASE, 3))])
+      expect(result.written).toBe(1)
+      expect(result.failed.map((f) => [f.id, f.error.message])).toEqual([
+        ['a\ud800', expect.stringMatching(/`id`.*lone UTF-16 surrogate/)],
+        ['a\udbff', expect.stringMatching(/`id`.*lone UTF-16 surrogate/)],
+        ['c', expect.stringMatching(/`clusterId`.*lone UTF-16 surrogate/)],
+      ])
+      await store.refresh()
+      expect(await store.count()).toBe(1)
+      expect(idsOf(await batchesOf(store).then((b) => b.flat()))).toEqual(['b\ud83d\ude00'])
+      expect((await store.get(['a\ufffd'])).size).toBe(0)
+    })
+
     test('an empty store scans to nothing and has no clusters', async () => {
       const store = await open()
       expect(await batchesOf(store)).toEqual([])

@@ -61,8 +61,13 @@ async function checkAgainst(store: MemoryStore, ackedGen: Map<string, number>, i
     }
   }
   // toEqual only on a mismatch: it is slow, and there are tens of thousands of records.
-  const same = (r: FingerprintRecord | undefined, id: string, gen: number): void => {
+  // The writer leaves numbering to the store: `seq` is compared apart (every id its own number).
+  const seqs = new Set<number>()
+  const same = (found: FingerprintRecord | undefined, id: string, gen: number): void => {
     const want = crashRecord(id, gen)
+    const { seq, ...r } = found ?? ({} as FingerprintRecord)
+    if (seq === undefined || seqs.has(seq)) expect.fail(`${id} has no number of its own (seq ${seq})`)
+    seqs.add(seq)
     if (!isDeepStrictEqual(r, want)) expect(r).toEqual(want)
   }
   for (const [id, gen] of ackedGen) {

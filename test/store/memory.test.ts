@@ -392,6 +392,7 @@ describe('memory store persistence', () => {
   function varied(n: number, tag = ''): FingerprintRecord[] {
     return Array.from({ length: n }, (_, i) => makeRecord(`doc-${i}`, flip(flip(BASE, i % 64), (i * 5 + 1) % 64), {
       indexedAt: T0 + i,
+      seq: i + 1,
       contentHash: hash16(`content-${tag}${i}`),
       urlHash: i % 3 === 0 ? null : hash16(`url-${tag}${i}`),
       titleHash: i % 4 === 0 ? null : hash16(`title-${tag}${i}`),

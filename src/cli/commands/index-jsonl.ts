@@ -5,6 +5,7 @@ import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/option
 import { createDeduplicator } from '../../engine/deduplicator.js'
 import { createPreparePool, fromPortable, versionMismatch } from '../../engine/prepare-pool.js'
 import { runBatches } from '../../engine/pipeline.js'
+import { batchesOf, DEFAULT_BATCH_LIMITS } from '../../engine/batches.js'
 import type { DedupStatsSnapshot } from '../../engine/stats.js'
 import { parseJsonLine, readLines, type JsonlLine } from '../../io/jsonl.js'
 import { formatDecision } from '../../io/decisions.js'
@@ -43,6 +44,8 @@ How a duplicate is found, in this order (the decision's layer and rule say which
                      --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
                      rejected line's reason is in its decision)
   --batch N          documents per store round trip: 1 to 100000 (default 500)
+  --batch-mb N       input MiB per batch: 1 to 4096 (default 64); a batch ends at --batch
+                     documents or N MiB, whichever comes first: bounds memory for large documents
   --blocks M         fingerprint blocks in the index: 2 to 16 (default 4; fixed per index)
   --min-match S      blocks that must be equal for a candidate: 1 to M − 1 (default 1)
   --window DUR       only match documents indexed within DUR (e.g. 7d, 12h; default: no limit)
@@ -69,6 +72,7 @@ const FLAGS = {
   rejects: { type: 'string' },
   k: { type: 'string' },
   batch: { type: 'string' },
+  'batch-mb': { type: 'string' },
   window: { type: 'string' },
   title: { type: 'boolean' },
   'no-url': { type: 'boolean' },
@@ -97,6 +101,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   const blockScheme = { blocks, minMatch: intFlag(values['min-match'], 'min-match', 1, 1, blocks - 1) }
   const k = kFlag(values.k, blockScheme)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
+  const batchBytes = intFlag(values['batch-mb'], 'batch-mb', DEFAULT_BATCH_LIMITS.batchBytes / 2 ** 20, 1, 4096) * 2 ** 20
   const workersFlag = values.workers ?? 'auto'
   if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
   const workers = workersFlag === 'auto' ? undefined : intFlag(workersFlag, 'workers', 1, 1, 64)
@@ -105,7 +110,7 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   // The input is opened (and checked to be a readable file) before any output is touched.
   const inputFile = input === '-' ? null : await openInput(resolve(io.cwd, input), input)
   try {
-    return await indexOpened(input, inputFile, { values, k, batchSize, workers, blockScheme, windowMs, analyzer }, io)
+    return await indexOpened(input, inputFile, { values, k, batchSize, batchBytes, workers, blockScheme, windowMs, analyzer }, io)
   } finally {
     await inputFile?.handle.close()
   }
@@ -130,6 +135,7 @@ type IndexSettings = {
   values: ReturnType<typeof parse<typeof FLAGS>>['values']
   k: number
   batchSize: number
+  batchBytes: number
   workers: number | undefined
   blockScheme: { blocks: number; minMatch: number }
   windowMs: number | undefined
@@ -137,7 +143,7 @@ type IndexSettings = {
 }
 
 async function indexOpened(input: string, inputFile: { handle: FileHandle; size: number } | null, settings: IndexSettings, io: CliIO): Promise<number> {
-  const { values, k, batchSize, workers, blockScheme, windowMs, analyzer } = settings
+  const { values, k, batchSize, batchBytes, workers, blockScheme, windowMs, analyzer } = settings
   const total = inputFile?.size
   const threads = workers ?? autoWorkers(total, os.availableParallelism())
   // Workers load their dictionaries while this thread opens the store and loads its own.
@@ -157,7 +163,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    opened = await openStoreFromFlags(values, io, indexLayoutFromFlags(values))
+    opened = await openStoreFromFlags(values, io, { layout: indexLayoutFromFlags(values) })
     const store = opened.store
     const dedup = createDeduplicator({
       store,
@@ -217,18 +223,19 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       progress.update(bytes, docs)
     }
     // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
-    const batches = async function* () {
-      let batch: JsonlLine[] = []
+    const lines = async function* () {
       for await (const l of readLines(counted)) {
-        raw.set(l.line, 'text' in l ? l.text.slice(0, 200) : '')
-        batch.push(l)
-        if (batch.length >= batchSize) {
-          yield batch
-          batch = []
-          if (stop.signal.aborted) return
-        }
+        // A copy, not a slice: a slice would keep the whole line alive until its decision is out.
+        raw.set(l.line, 'text' in l ? Buffer.from(l.text.slice(0, 200)).toString() : '')
+        yield l
       }
-      if (batch.length > 0) yield batch
+    }
+    const lineBytes = (l: JsonlLine) => ('text' in l ? Buffer.byteLength(l.text) : 0)
+    const batches = async function* () {
+      for await (const batch of batchesOf(lines(), { batchSize, batchBytes }, lineBytes)) {
+        yield batch
+        if (stop.signal.aborted) return
+      }
     }
     await runBatches(batches(), {
       prepare: (lines) => (pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)),

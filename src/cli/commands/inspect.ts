@@ -8,24 +8,30 @@ import { UsageError, printable } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
 import { describeStore, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { createProgress } from '../progress.js'
+import { compareOrder } from '../../engine/match.js'
 
 const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
 
 export const INSPECT_HELP = {
-  clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n\n  --top N            clusters shown: 1 to 10000 (default 20)\n  --min-size N       smallest cluster shown: 1 or more (default 2)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
-  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof. ID is the cluster's id or the id of any member (its cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nExit codes: 0 shown, 2 no such cluster or document.\n\n${STORE_HELP}`,
-  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nExit codes: 0 explained, 2 an id is not in the store.\n\n${STORE_HELP}`,
+  clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n\n  --top N            clusters shown: 1 to 10000 (default 20)\n  --min-size N       smallest cluster shown: 1 or more (default 2)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no store in --store (or no --index).\n\n${STORE_HELP}`,
+  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof. ID is the cluster's id or the id of any member (its cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no such cluster or document, or no store in --store (or no --index).\n\n${STORE_HELP}`,
+  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
   delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n\n  --json             one JSON object instead of text\n\nExit codes: 0 all deleted, 2 some ids were not in the store (they are named; the others are deleted).\n\n${STORE_HELP}`,
-  reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nFinds near-duplicate pairs left in different clusters (two indexers writing at once) and merges\neach later cluster into the earlier one. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3)\n  --batch N          records per lookup: 1 to 10000 (default 500)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
+  reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3)\n  --batch N          records per lookup: 1 to 10000 (default 500)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
 
-async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
-  const { store, kind } = await openStoreFromFlags(values, io)
+async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false): Promise<T> {
+  const { store, kind } = await openStoreFromFlags(values, io, { readOnly })
   try {
     return await fn(store, kind)
   } finally {
     await store.close()
   }
+}
+
+/** `withStore` for commands that only read: nothing is created, locked or repaired; a missing store or index is NOT_FOUND. */
+async function withStoreReadOnly<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
+  return withStore(values, io, fn, true)
 }
 
 /** Texts of documents from an Elasticsearch index's _source (empty for the embedded store). */
@@ -49,7 +55,7 @@ export async function clustersCommand(args: string[], io: CliIO): Promise<number
   if (values.help) return void io.stdout.write(INSPECT_HELP.clusters + '\n'), 0
   const top = intFlag(values.top, 'top', 20, 1, 10_000)
   const minSize = intFlag(values['min-size'], 'min-size', 2, 1, 1_000_000_000)
-  return withStore(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     const clusters = await store.topClusters(top, minSize)
     if (values.json) io.stdout.write(terminalSafeJson({ clusters, documents: await store.count() }) + '\n')
@@ -69,7 +75,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length !== 1) throw new UsageError('Expected one id (of a cluster or of any of its members).')
   const id = positionals[0]!
   const limit = intFlag(values.limit, 'limit', 1000, 1, 10_000)
-  return withStore(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     let clusterId = id
     let members = await store.members(id, limit)
@@ -86,7 +92,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       io.stderr.write(`simdup cluster: no cluster or document \`${printable(id)}\` in the ${describeStore(values, io)} (ids of clusters: simdup clusters)\n`)
       return 2
     }
-    members.sort((a, b) => a.indexedAt - b.indexedAt || (a.id < b.id ? -1 : 1))
+    members.sort(compareOrder)
     const rep = members.find((m) => m.id === clusterId) ?? members[0]!
     const texts = await fetchTexts(store, members.map((m) => m.id), values['text-field'] ?? 'content')
     const rows = members.map((m) => ({
@@ -123,7 +129,7 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
   if (values.help) return void io.stdout.write(INSPECT_HELP.explain + '\n'), 0
   if (positionals.length !== 2) throw new UsageError('Expected two document ids.')
   const k = kFlag(values.k)
-  return withStore(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     const [ida, idb] = positionals as [string, string]
     const got = await store.get([ida, idb])
@@ -135,7 +141,7 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
     const a = got.get(ida)!
     const b = got.get(idb)!
     const dedup = createDeduplicator({ store, maxDistance: k })
-    const later = a.indexedAt > b.indexedAt || (a.indexedAt === b.indexedAt && a.id > b.id) ? a : b
+    const later = compareOrder(a, b) > 0 ? a : b
     const earlier = later === a ? b : a
     const match = matchCandidate(later, earlier, dedup.options)
     const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version)
@@ -201,10 +207,11 @@ export async function reconcileCommand(args: string[], io: CliIO): Promise<numbe
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 10_000)
   return withStore(values, io, async (store) => {
     const total = await store.count()
-    const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total, label: 'scanned' })
+    // Two passes over the store (find matches, then rewrite).
+    const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total: 2 * total, label: 'scanned' })
     const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
     progress.finish()
-    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
+    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, forward pointers ${result.forwardPointers}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
     return 0
   })
 }

@@ -1,0 +1,234 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest'
+import { fc, test } from '@fast-check/vitest'
+import { createAnalyzer, createDeduplicator, createElasticsearchStore, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../src/index.js'
+import type { ElasticsearchStore } from '../../src/store/elasticsearch.js'
+import { simdupIndexBody } from '../../src/store/_es-mapping.js'
+import { compareOrder } from '../../src/engine/match.js'
+import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
+import { copyStream } from '../helpers/copy-stream.js'
+import { mulberry32 } from '../helpers/random.js'
+import { decided, expectConsistent, runInBatches, storedDecisions } from '../helpers/rerun.js'
+
+type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
+let es: Node
+const analyzer = createAnalyzer()
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'simdup.js')
+
+beforeAll(async () => {
+  es = await acquireElasticsearch()
+})
+afterAll(async () => {
+  await es?.stop()
+})
+
+let n = 0
+const created: string[] = []
+function nextIndex(): string {
+  const name = `simdup-rerun-${process.pid}-${++n}`
+  created.push(name)
+  return name
+}
+
+/** An admin call with plain fetch (credentials, if any, as a header). */
+async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const u = new URL(es.nodes[0]!)
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+  u.username = ''
+  u.password = ''
+  const res = await fetch(new URL(path, u), { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const text = await res.text()
+  return { status: res.status, json: text === '' ? null : (JSON.parse(text) as unknown) }
+}
+
+afterEach(async () => {
+  for (const index of created.splice(0)) {
+    const { status } = await admin('DELETE', `/${index}`)
+    if (status !== 200 && status !== 404) throw new Error(`deleting ${index} answered ${status}`)
+  }
+})
+
+function open(index: string): Promise<ElasticsearchStore> {
+  return createElasticsearchStore({ node: es.url, index, ...testIndexOptions() })
+}
+
+/** One run of `docs` over `index` with a fresh store and deduplicator, as one `simdup index` would do. */
+async function run(index: string, docs: readonly InputDocument[], seed: number) {
+  const store = await open(index)
+  try {
+    return decided(await runInBatches(createDeduplicator({ store, analyzer }), docs, seed))
+  } finally {
+    await store.close()
+  }
+}
+
+async function stored(index: string): Promise<string[]> {
+  const store = await open(index)
+  try {
+    return await storedDecisions(store)
+  } finally {
+    await store.close()
+  }
+}
+
+describe('re-running an input decides as one clean run (Elasticsearch)', () => {
+  test.prop([fc.integer()], { numRuns: 2, endOnFailure: true })('a second run, and a run cut short then run again, repeat the clean run', async (seed) => {
+    const docs = copyStream(seed, 120)
+    const cleanIndex = nextIndex()
+    const clean = await run(cleanIndex, docs, seed)
+    const cleanStored = await stored(cleanIndex)
+    // The embedded store decides the same stream alike.
+    const memory = await openMemoryStore()
+    expect(decided(await runInBatches(createDeduplicator({ store: memory, analyzer }), docs, seed + 9))).toEqual(clean)
+    await memory.close()
+
+    const twice = nextIndex()
+    expect(await run(twice, docs, seed + 1)).toEqual(clean)
+    expect(await run(twice, docs, seed + 2)).toEqual(clean)
+    expect(await stored(twice)).toEqual(cleanStored)
+
+    const cut = nextIndex()
+    await run(cut, docs.slice(0, Math.floor(mulberry32(seed)() * docs.length)), seed + 3)
+    expect(await run(cut, docs, seed + 4)).toEqual(clean)
+    expect(await stored(cut)).toEqual(cleanStored)
+    const store = await open(cut)
+    await expectConsistent(store, false)
+    await store.close()
+  }, 120_000)
+
+  test('reconcile repairs forward pointers', { timeout: 60_000 }, async () => {
+    const docs = copyStream(11, 100, false)
+    const index = nextIndex()
+    await run(index, docs, 1)
+    const cleanStored = await stored(index)
+    const store = await open(index)
+    const all: FingerprintRecord[] = []
+    for await (const batch of store.scan(100)) all.push(...batch)
+    const damaged: FingerprintRecord[] = []
+    for (const r of all) {
+      const later = r.duplicateOf === null ? all.find((x) => x.duplicateOf === r.id) : undefined
+      if (later !== undefined) damaged.push({ ...r, duplicateOf: later.id, clusterId: later.id, distance: later.distance, layer: later.layer })
+    }
+    expect(damaged.length).toBeGreaterThan(0)
+    await store.put(damaged)
+    const result = await reconcile(createDeduplicator({ store, analyzer }))
+    expect(await storedDecisions(store)).toEqual(cleanStored)
+    expect(result.forwardPointers).toBe(damaged.length)
+    await expectConsistent(store)
+    await store.close()
+  })
+})
+
+describe('two writers at once (Elasticsearch)', () => {
+  test('after reconcile the index holds what one sequential run in (seq, id) order gives', { timeout: 120_000 }, async () => {
+    const docs = copyStream(23, 160, false)
+    const index = nextIndex()
+    await (await open(index)).close()
+    // Two processes' worth of stores and deduplicators, writing interleaved halves at the same time.
+    const halves = [docs.filter((_, i) => i % 2 === 0), docs.filter((_, i) => i % 2 === 1)]
+    await Promise.all(halves.map((half, k) => run(index, half, 100 + k)))
+    const store = await open(index)
+    const result = await reconcile(createDeduplicator({ store, analyzer }))
+    expect(result.scanned).toBe(docs.length)
+    expect(result.pairs).toBeGreaterThan(0) // the writers did miss each other
+    await expectConsistent(store)
+    const all: FingerprintRecord[] = []
+    for await (const batch of store.scan(100)) all.push(...batch)
+    await store.close()
+    const order = all.sort(compareOrder).map((r) => r.id)
+    const byId = new Map(docs.map((d) => [d.id, d]))
+    // The sequential run over the same documents in the order the two writers numbered them.
+    const memory = await openMemoryStore()
+    await runInBatches(createDeduplicator({ store: memory, analyzer }), order.map((id) => byId.get(id)!), 7)
+    expect(await stored(index)).toEqual(await storedDecisions(memory))
+    await memory.close()
+  })
+})
+
+describe('indices written before records carried a sequence', () => {
+  /** The mapping and a record as simdup wrote them before `dedup.seq` existed. */
+  async function oldIndex(withRecord: boolean): Promise<string> {
+    const index = nextIndex()
+    const body = simdupIndexBody()
+    const props = (body.mappings.properties as { dedup: { properties: Record<string, unknown> } }).dedup.properties
+    delete props.seq
+    expect((await admin('PUT', `/${index}`, body)).status).toBe(200)
+    if (withRecord) {
+      const dedup = {
+        id: 'old', simhash: '3fa20b119c00ffe1', blocks: ['0_3fa2', '1_0b11', '2_9c00', '3_ffe1'], popcount: 30, content_hash: '0123456789abcdef',
+        url_hash: null, title_hash: null, short: false, cluster_id: 'old', duplicate_of: null, distance: null, layer: null,
+        version: 'v', indexed_at: 1, sketch: null, bands: null,
+      }
+      expect((await admin('PUT', `/${index}/_doc/old?refresh=true`, { dedup })).status).toBe(201)
+    }
+    return index
+  }
+
+  test('one holding records without `dedup.seq` is refused with what to do; an empty one is upgraded', async () => {
+    const full = await oldIndex(true)
+    await expect(open(full)).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION', message: expect.stringMatching(/holds 1 dedup records written by an older simdup.*new index/) })
+    const empty = await oldIndex(false)
+    const store = await open(empty)
+    const mapping = (await admin('GET', `/${empty}/_mapping`)).json as Record<string, { mappings: { properties: { dedup: { properties: Record<string, unknown> } } } }>
+    expect(mapping[empty]!.mappings.properties.dedup.properties.seq).toEqual({ type: 'long' })
+    await store.close()
+  })
+})
+
+describe('simdup index --es killed with SIGKILL and run again decides as one clean run', () => {
+  /**
+   * `simdup index --es` through the binary; with `killAfterLines`, SIGKILLed once its decisions
+   * (temporary) file holds that many lines (a batch's decisions are written after its records are acknowledged,
+   * so the kill lands after that many documents reached the index, often mid-way through the next batch).
+   */
+  function index(input: string, indexName: string, out: string, killAfterLines?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+    const child = spawn(process.execPath, [BIN, 'index', input, '--es', es.url, '--index', indexName, '--out', out, '--batch', '50', '--workers', '1', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    // Decisions go to a temporary file beside --out while the run lasts (renamed at the end).
+    const temp = join(dirname(out), `.${basename(out)}.${child.pid}.tmp`)
+    const timer = killAfterLines === undefined ? undefined : setInterval(() => {
+      void readFile(temp, 'utf8').catch(() => readFile(out, 'utf8')).then(
+        (text) => {
+          if (text.split('\n').length > killAfterLines && child.exitCode === null) child.kill('SIGKILL')
+        },
+        () => undefined,
+      )
+    }, 5)
+    return new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        clearInterval(timer)
+        resolve({ code, signal, stderr })
+      })
+    })
+  }
+
+  test('the client killed at random points, then run to the end', { timeout: 120_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simdup-rerun-es-'))
+    try {
+      const input = join(dir, 'input.jsonl')
+      await writeFile(input, copyStream(5, 800).map((d) => JSON.stringify(d)).join('\n') + '\n')
+      const cleanIndex = nextIndex()
+      const clean = await index(input, cleanIndex, join(dir, 'clean.jsonl'))
+      expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
+      const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
+      const cleanStored = await stored(cleanIndex)
+      const rnd = mulberry32(Date.now() % 100_000)
+      for (let trial = 0; trial < 2; trial++) {
+        const name = nextIndex()
+        const killed = await index(input, name, join(dir, `killed-${trial}.jsonl`), Math.floor(800 * (0.2 + 0.7 * rnd())))
+        expect(killed.signal, killed.stderr).toBe('SIGKILL')
+        const final = await index(input, name, join(dir, `final-${trial}.jsonl`))
+        expect(final, final.stderr).toMatchObject({ code: 0, signal: null })
+        expect(await readFile(join(dir, `final-${trial}.jsonl`), 'utf8')).toBe(cleanDecisions)
+        expect(await stored(name)).toEqual(cleanStored)
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

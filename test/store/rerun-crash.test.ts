@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { openMemoryStore } from '../../src/store/memory.js'
+import { LOG_FILE } from '../../src/store/_log.js'
+import { copyStream } from '../helpers/copy-stream.js'
+import { mulberry32 } from '../helpers/random.js'
+import { expectConsistent, storedDecisions } from '../helpers/rerun.js'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'simdup.js')
+const dirs: string[] = []
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+/**
+ * `simdup index` through the binary (dist/, built by the global setup), as a real child process.
+ * With `killAtLogBytes`, it is SIGKILLed as soon as the store's log reaches that size: at a
+ * random point of a run, often in the middle of a batch's write.
+ */
+async function index(input: string, store: string, out: string, killAtLogBytes?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'index', input, '--store', store, '--out', out, '--batch', '75', '--workers', '1', '--quiet'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The embedded store: an ES_URL in the environment would make it an Elasticsearch run.
+    env: { ...process.env, ES_URL: '' },
+  })
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  let timer: NodeJS.Timeout | undefined
+  if (killAtLogBytes !== undefined) {
+    const log = join(store, LOG_FILE)
+    timer = setInterval(() => {
+      void stat(log).then(
+        (s) => {
+          if (s.size >= killAtLogBytes && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+        },
+        () => undefined,
+      )
+    }, 2)
+  }
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      clearInterval(timer)
+      resolve({ code, signal, stderr })
+    })
+  })
+}
+
+describe('simdup index killed with SIGKILL and run again to the end decides as one clean run', () => {
+  test('random kill points, one or two kills per trial (embedded store)', { timeout: 120_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simdup-rerun-crash-'))
+    dirs.push(dir)
+    const input = join(dir, 'input.jsonl')
+    await writeFile(input, copyStream(7, 1500).map((d) => JSON.stringify(d)).join('\n') + '\n')
+    const clean = await index(input, join(dir, 'clean'), join(dir, 'clean.jsonl'))
+    expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
+    const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
+    const cleanStore = await openMemoryStore({ dir: join(dir, 'clean') })
+    const cleanStored = await storedDecisions(cleanStore)
+    await cleanStore.close()
+    const fullLog = (await stat(join(dir, 'clean', LOG_FILE))).size
+
+    const rnd = mulberry32(Number(process.env.SIMDUP_CRASH_SEED ?? Date.now() % 100_000))
+    let killed = 0
+    for (let trial = 0; trial < 3; trial++) {
+      const store = join(dir, `trial-${trial}`)
+      const kills = 1 + (trial % 2)
+      for (let k = 0; k < kills; k++) {
+        // Later kills land later: each run gets further before it dies.
+        const at = Math.floor(fullLog * ((k + rnd()) / kills) * 0.95)
+        const run = await index(input, store, join(dir, `trial-${trial}-${k}.jsonl`), at)
+        if (run.signal === 'SIGKILL') killed++
+        else expect(run, run.stderr).toMatchObject({ code: 0 })
+      }
+      const final = await index(input, store, join(dir, `trial-${trial}-final.jsonl`))
+      expect(final, final.stderr).toMatchObject({ code: 0, signal: null })
+      expect(await readFile(join(dir, `trial-${trial}-final.jsonl`), 'utf8')).toBe(cleanDecisions)
+      const s = await openMemoryStore({ dir: store })
+      expect(await storedDecisions(s)).toEqual(cleanStored)
+      await expectConsistent(s, false)
+      await s.close()
+    }
+    // The kills did land mid-run (a run may rarely finish before its kill point is reached).
+    expect(killed).toBeGreaterThan(0)
+  })
+})
