@@ -12,33 +12,58 @@ export interface ProgressOptions {
    * report, once the total is known): the rate and ETA count from the real start. @default 0
    */
   elapsedMs?: number
+  /**
+   * Seconds of recent work the ETA is estimated from: the rate of a long run drifts (a store that
+   * grows, a slower part of the input), and the average since the start then under-estimates
+   * what is left. @default 30
+   */
+  etaWindowSeconds?: number
+  /** Clock in milliseconds, for tests. @default performance.now */
+  now?: () => number
 }
+
+/** Smallest gap between two rate samples kept for the ETA, in milliseconds. */
+const SAMPLE_MS = 1000
 
 /**
  * Progress display for long runs.
  * @example const p = createProgress({ write: s => process.stderr.write(s), isTTY: true, total: size })
  */
 export function createProgress(options: ProgressOptions) {
-  const started = performance.now() - (options.elapsedMs ?? 0)
+  const clock = options.now ?? (() => performance.now())
+  const started = clock() - (options.elapsedMs ?? 0)
   const interval = (options.intervalSeconds ?? 5) * 1000
+  const windowMs = (options.etaWindowSeconds ?? 30) * 1000
   let lastDraw = 0
   let done = 0
   let docs = 0
+  /**
+   * (time, units done) about a second apart; the first is the newest one at least a window old
+   * (the start until the run is that long), so the ETA's rate is that of the last window.
+   */
+  const samples: { t: number; units: number }[] = [{ t: started, units: 0 }]
   const label = options.label ?? 'indexed'
+  /** Seconds left at the rate of the last window (the whole run while it is shorter than that). */
+  const eta = (now: number, total: number): number => {
+    const base = samples[0]!
+    const rate = (done - base.units) / ((now - base.t) / 1000)
+    return rate > 0 ? Math.max(0, total - done) / rate : Infinity
+  }
   const render = (final: boolean): string => {
-    const secs = (performance.now() - started) / 1000
+    const now = clock()
+    const secs = (now - started) / 1000
     const rate = secs > 0 ? docs / secs : 0
     const total = options.total
     let line = `${label} ${docs.toLocaleString('en-US')} docs, ${Math.round(rate).toLocaleString('en-US')} docs/s`
     if (total !== undefined && total > 0) {
       const frac = Math.min(1, done / total)
-      const eta = frac > 0 && !final ? (secs / frac) * (1 - frac) : 0
+      const left = frac > 0 && !final ? eta(now, total) : 0
       if (options.isTTY) {
         const width = 24
         const filled = Math.round(frac * width)
-        line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(frac * 100).toFixed(1)}% ${line}` + (final ? '' : `, ETA ${formatSeconds(eta)}`)
+        line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(frac * 100).toFixed(1)}% ${line}` + (final ? '' : `, ETA ${formatSeconds(left)}`)
       } else {
-        line = `${(frac * 100).toFixed(1)}% ${line}` + (final ? '' : `, ETA ${formatSeconds(eta)}`)
+        line = `${(frac * 100).toFixed(1)}% ${line}` + (final ? '' : `, ETA ${formatSeconds(left)}`)
       }
     }
     return line
@@ -48,7 +73,9 @@ export function createProgress(options: ProgressOptions) {
     update(units: number, docCount: number) {
       done = units
       docs = docCount
-      const now = performance.now()
+      const now = clock()
+      if (now - samples[samples.length - 1]!.t >= SAMPLE_MS) samples.push({ t: now, units })
+      while (samples.length > 1 && now - samples[1]!.t >= windowMs) samples.shift()
       if (options.isTTY) {
         if (now - lastDraw > 100) {
           lastDraw = now
@@ -63,7 +90,7 @@ export function createProgress(options: ProgressOptions) {
     finish() {
       if (options.isTTY) options.write('\r\x1b[2K')
     },
-    elapsedSeconds: () => (performance.now() - started) / 1000,
+    elapsedSeconds: () => (clock() - started) / 1000,
   }
 }
 

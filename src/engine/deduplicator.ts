@@ -1,4 +1,5 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
+import { DedupError } from '../errors.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
 import { bestMatch, candidateQuery, compareMatches, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
@@ -19,6 +20,7 @@ import { BatchIndex } from './_batch-index.js'
 export class Deduplicator {
   readonly options: ResolvedDeduplicatorOptions
   readonly stats = new DedupStats()
+  private versionChecked: Promise<void> | null = null
 
   constructor(options: DeduplicatorOptions) {
     this.options = resolveDeduplicatorOptions(options)
@@ -67,6 +69,7 @@ export class Deduplicator {
    */
   async decide(items: readonly PreparedItem[]): Promise<Decision[]> {
     const o = this.options
+    if (o.versionCheck) await (this.versionChecked ??= this.checkVersions())
     const now = o.now()
     const since = o.windowMs === undefined ? undefined : now - o.windowMs
     const docs: PreparedDocument[] = []
@@ -149,6 +152,22 @@ export class Deduplicator {
         resemblance: match === null ? null : match.resemblance,
       }
     })
+  }
+
+  /**
+   * Rejects with `SNAPSHOT_VERSION` when the store holds records of another fingerprint version
+   * (checked once, before the first batch; `versionCheck: false` skips it).
+   */
+  async checkVersions(): Promise<void> {
+    const other = (await this.options.store.versions()).filter((v) => v !== this.version)
+    if (other.length === 0) return
+    throw new DedupError(
+      'SNAPSHOT_VERSION',
+      `The store holds records fingerprinted by ${other.join(', ')}; this simdup fingerprints with ${this.version}. ` +
+        'Fingerprints of different versions are never compared, so duplicates of those records would be missed. ' +
+        'Index into a new store (another --store directory or --index name) and feed it the input again, ' +
+        'or re-fingerprint an Elasticsearch index with `simdup reindex --in-place`.',
+    )
   }
 
   /** Snapshot of the counters since this deduplicator was made. */

@@ -38,6 +38,12 @@ export interface DeduplicatorOptions {
   maxContentLength?: number
   /** Clock, for tests. @default Date.now */
   now?: () => number
+  /**
+   * Before the first batch, refuse (`SNAPSHOT_VERSION`) a store holding records of another
+   * fingerprint version: they are never compared with this version's, so their duplicates would be
+   * missed without a word. Off only for jobs that rewrite every record (reindex). @default true
+   */
+  versionCheck?: boolean
 }
 
 export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
@@ -61,6 +67,7 @@ export interface ResolvedDeduplicatorOptions {
   readonly minResemblance: number
   readonly maxContentLength: number
   readonly now: () => number
+  readonly versionCheck: boolean
 }
 
 function isAnalyzer(x: Analyzer | AnalyzerOptions | undefined): x is Analyzer {
@@ -113,6 +120,7 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
     minResemblance,
     maxContentLength,
     now: options.now ?? Date.now,
+    versionCheck: options.versionCheck ?? true,
   })
 }
 

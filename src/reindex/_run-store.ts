@@ -138,6 +138,10 @@ export class JobStore implements FingerprintStore {
     return this.inner.topClusters(limit, minSize)
   }
 
+  versions(): Promise<string[]> {
+    return this.inner.versions()
+  }
+
   count(): Promise<number> {
     return this.inner.count()
   }

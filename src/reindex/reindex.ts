@@ -240,7 +240,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
     const segments: [number, number][] = [...prior, [start, start - 1]]
     const window = o.windowMs === undefined ? null : new TrailingWindow(o.windowMs)
     const jobStore = new JobStore(store, clock, window)
-    const engine = createDeduplicator({ ...options.dedup, analyzer: ctx.analyzer, store: jobStore, now: clock.now })
+    const engine = createDeduplicator({ ...options.dedup, analyzer: ctx.analyzer, store: jobStore, now: clock.now, versionCheck: false })
     const version = ctx.analyzer.version
     const counts = cp === null ? EMPTY_COUNTS() : structuredClone(cp.counts)
     const docsAtStart = counts.docs

@@ -123,15 +123,16 @@ export class BandStore {
    * Calls `visit` with every row (live or dead: the caller filters) that has band `term`: as a
    * canonical term at the position its tag names, or anywhere in an explicitly stored list.
    * Tag-only: canonical matches come with their position and value (else -1, -1), and `visit`
-   * must confirm them on the row's entry.
+   * must confirm them on the row's entry. Rows come newest first within the canonical index and
+   * within each explicit slot; the walk stops as soon as `visit` returns true.
    */
-  forEachRow(term: string, visit: (row: number, position: number, value: number) => void): void {
+  forEachRow(term: string, visit: (row: number, position: number, value: number) => boolean): void {
     const position = bandPosition(term)
     const value = position < 0 ? -1 : canonicalBand(term, position)
     const index = value < 0 ? undefined : this.indexes[position]
     if (index !== undefined) {
       for (let row = index.seek(0, value); row >= 0; row = index.next(row)) {
-        if (index.matches(row)) visit(row, position, value)
+        if (index.matches(row) && visit(row, position, value)) return
       }
     }
     const explicit = this.explicit
@@ -139,7 +140,7 @@ export class BandStore {
     // Explicit lists are indexed by slot; a term may sit in any slot (lists are short and rare).
     for (let slot = 0; slot < this.longestExplicit; slot++) {
       const id = explicit.findTerm(slot, term)
-      if (id >= 0) for (let row = explicit.first(id); row >= 0; row = explicit.next(slot, row)) visit(row, -1, -1)
+      if (id >= 0) for (let row = explicit.first(id); row >= 0; row = explicit.next(slot, row)) if (visit(row, -1, -1)) return
     }
   }
 

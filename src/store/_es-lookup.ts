@@ -167,3 +167,142 @@ export function assignCandidates(records: readonly FingerprintRecord[], queries:
     return out
   })
 }
+
+/**
+ * Band terms shared by many records ("hot": more than `maxPerBand`) are not asked in the union
+ * search: documents that share content share band terms, so such a term's hits grow with the index
+ * and would fill every union's page. Each hot term is asked once per batch instead, for its newest
+ * `maxPerBand + 1` records (one more in case a lookup excludes one), and each lookup having it takes
+ * its newest `maxPerBand` (`addHotBandCandidates`): the rule of the embedded store. How many records
+ * have a term comes from `_termvectors` on an artificial document holding the batch's band terms
+ * (Lucene's document frequency: one term-dictionary lookup each, deleted documents included until
+ * merged away, per shard: with several shards a term is hot when one shard has more than
+ * `maxPerBand`, so a lookup may get up to a shard count times more from a term).
+ */
+
+/** The distinct band terms of `lookups`. @example bandTermsOf([{ at: 0, query }]) // ['m0_1a2b3c4d', …] */
+export function bandTermsOf(lookups: readonly Lookup[]): string[] {
+  const terms = new Set<string>()
+  for (const l of lookups) for (const b of l.query.bands ?? []) terms.add(b)
+  return [...terms]
+}
+
+/** The `_termvectors` request asking for the document frequency of each of `terms`. */
+export function bandFrequencyRequest(terms: readonly string[]): Record<string, unknown> {
+  return {
+    doc: { dedup: { bands: terms } },
+    fields: ['dedup.bands'],
+    term_statistics: true,
+    field_statistics: false,
+    positions: false,
+    offsets: false,
+    payloads: false,
+  }
+}
+
+/** The terms of a `_termvectors` answer held by more than `maxPerBand` documents. */
+export function hotBandTerms(response: unknown, maxPerBand: number): Set<string> {
+  const hot = new Set<string>()
+  const terms = (response as { term_vectors?: Record<string, { terms?: Record<string, { doc_freq?: number }> }> } | null)?.term_vectors?.['dedup.bands']?.terms
+  for (const [term, stats] of Object.entries(terms ?? {})) if ((stats.doc_freq ?? 0) > maxPerBand) hot.add(term)
+  return hot
+}
+
+/** `q` without the band terms in `hot` (the same object when it has none). */
+export function withoutBands(q: CandidateQuery, hot: ReadonlySet<string>): CandidateQuery {
+  if (q.bands === undefined || !q.bands.some((b) => hot.has(b))) return q
+  return { ...q, bands: q.bands.filter((b) => !hot.has(b)) }
+}
+
+/** Key of a hot band search: the term and the lookup's time window. */
+function hotKey(term: string, since: number | undefined, seqBound: number | undefined): string {
+  return `${since ?? ''}\u0001${seqBound ?? ''}\u0001${term}`
+}
+
+/**
+ * The sequence bound a lookup's hot band search needs: none when every stored record is earlier
+ * than its document (`maxSeq` above `seqFloor`, the largest number stored before the batch: a new
+ * document), so the batch's new documents share one search per term; else its own `maxSeq` (a
+ * re-indexed document), so the newest records *before it* fill the bound, as in the first run.
+ */
+function seqBoundOf(q: CandidateQuery, seqFloor: number): number | undefined {
+  return q.maxSeq === undefined || q.maxSeq > seqFloor ? undefined : q.maxSeq
+}
+
+/** The hot band searches `lookups` need, by key, each with its `_msearch` body (newest first). */
+export function hotBandSearches(
+  lookups: readonly Lookup[], hot: ReadonlySet<string>, maxPerBand: number, seqFloor = Number.POSITIVE_INFINITY,
+): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>()
+  for (const l of lookups) {
+    const q = l.query
+    const bound = seqBoundOf(q, seqFloor)
+    for (const term of q.bands ?? []) {
+      const key = hotKey(term, q.since, bound)
+      if (!hot.has(term) || out.has(key)) continue
+      const filter: Record<string, unknown>[] = [{ term: { 'dedup.bands': term } }]
+      if (q.since !== undefined) filter.push({ range: { 'dedup.indexed_at': { gte: q.since } } })
+      if (bound !== undefined) filter.push({ range: { 'dedup.seq': { lte: bound } } })
+      // Newest by first-insertion order, not by wall clock: a re-run re-writes indexed_at.
+      const sort = [{ 'dedup.seq': { order: 'desc', unmapped_type: 'long', missing: '_last' } }, { 'dedup.indexed_at': 'desc' }]
+      out.set(key, { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: DEDUP_SOURCE_FIELDS })
+    }
+  }
+  return out
+}
+
+/**
+ * Adds to each lookup's answer (`out[at]`) the newest `maxPerBand` records of each of its hot band
+ * terms (`hits` by `hotBandSearches` key), skipping its excluded id and records it already has,
+ * up to `limit` records in all.
+ */
+export function addHotBandCandidates(
+  out: FingerprintRecord[][], lookups: readonly Lookup[], hot: ReadonlySet<string>, hits: ReadonlyMap<string, readonly FingerprintRecord[]>,
+  maxPerBand: number, limit: number, seqFloor = Number.POSITIVE_INFINITY,
+): void {
+  for (const l of lookups) {
+    const q = l.query
+    if (q.bands === undefined || !q.bands.some((b) => hot.has(b))) continue
+    const answer = out[l.at]!
+    const have = new Set(answer.map((r) => r.id))
+    for (const term of q.bands) {
+      if (!hot.has(term)) continue
+      let taken = 0
+      for (const r of hits.get(hotKey(term, q.since, seqBoundOf(q, seqFloor))) ?? []) {
+        if (taken >= maxPerBand || answer.length >= limit) break
+        if (r.id === q.excludeId) continue
+        taken++
+        if (have.has(r.id)) continue
+        have.add(r.id)
+        answer.push(r)
+      }
+    }
+  }
+}
+
+/**
+ * The pending records (put, not yet searchable) that `q` matches, with the band bound applied to
+ * them too: a record matching by a key or a block stays; one matching only by band terms stays
+ * when it is among the newest `maxPerBand` pending records of one of those terms. (A term may so
+ * bring up to `maxPerBand` pending records besides its newest searchable ones: pending records
+ * are the last seconds of writes.)
+ */
+export function boundPendingBands(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
+  if (q.bands === undefined || q.bands.length === 0 || matches.length === 0) return [...matches]
+  const noBands: CandidateQuery = { ...q, bands: [] }
+  const pc = popcount64(q.fingerprint)
+  const taken = new Map<string, number>()
+  const out: FingerprintRecord[] = []
+  for (const r of [...matches].sort((a, b) => b.indexedAt - a.indexedAt)) {
+    let keep = matchesCandidateQuery(r, noBands, pc)
+    for (const b of q.bands) {
+      if (r.bands === undefined || !r.bands.includes(b)) continue
+      const n = taken.get(b) ?? 0
+      if (n >= maxPerBand) continue
+      taken.set(b, n + 1)
+      keep = true
+    }
+    if (keep) out.push(r)
+  }
+  return out
+}

@@ -65,6 +65,12 @@ export interface ElasticsearchStoreBaseOptions {
   msearchSize?: number
   /** Most candidates returned per lookup (the search `size`). @default 1000 (range 1–10 000, the default max_result_window) */
   maxCandidates?: number
+  /**
+   * Most records one MinHash band term adds to a lookup's answer: its newest (by `indexed_at`).
+   * Terms that more records have are asked apart (see _es-lookup.ts), so that content shared by
+   * many documents does not cost each lookup thousands of hits. @default 4 (range 1–1000)
+   */
+  maxPerBand?: number
   /** Retries of a request (or of the documents in a bulk) that failed with 429, 5xx or no connection. @default 3 (range 0–10) */
   retries?: number
   /** First back-off before a retry in ms, doubled each time. @default 200 (range 0–60 000) */
@@ -116,6 +122,7 @@ export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
   bulkSize: 1000,
   msearchSize: 500,
   maxCandidates: 1000,
+  maxPerBand: 4,
   retries: 3,
   backoffMs: 200,
   maxPending: 50_000,
@@ -136,6 +143,7 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly bulkSize: number
   readonly msearchSize: number
   readonly maxCandidates: number
+  readonly maxPerBand: number
   readonly retries: number
   readonly backoffMs: number
   readonly pendingTtlMs: number | undefined
@@ -237,6 +245,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),
     msearchSize: int('msearchSize', o.msearchSize, 1, 10_000),
     maxCandidates: int('maxCandidates', o.maxCandidates, 1, 10_000, ' Larger pages exceed the default `index.max_result_window`.'),
+    maxPerBand: int('maxPerBand', o.maxPerBand, 1, 1000),
     retries: int('retries', o.retries, 0, 10),
     backoffMs: int('backoffMs', o.backoffMs, 0, 60_000),
     pendingTtlMs,

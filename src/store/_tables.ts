@@ -61,6 +61,8 @@ export interface CandidateLimits {
   readonly maxPerKey: number
   /** Records the block route (and, separately, the band route) may contribute. */
   readonly maxBlockCandidates: number
+  /** Records one band term may contribute: its newest. */
+  readonly maxPerBand: number
   /** Drop block-route rows farther than the query's maxDistance. */
   readonly filterBlockDistance: boolean
 }
@@ -324,6 +326,15 @@ export class Tables {
     }
   }
 
+  /** The distinct fingerprint versions of the live rows, sorted (one pass over the row meta). */
+  liveVersions(): string[] {
+    const seen = new Set<number>()
+    for (let row = 0; row < this.rows; row++) {
+      if (this.alive.has(row)) seen.add(this.meta.get(row) >>> VERSION_SHIFT)
+    }
+    return [...seen].map((id) => this.versions.strings[id]!).sort()
+  }
+
   /** The `seq` of a live row. */
   seqOf(row: number): number {
     return this.seqs.get(row)
@@ -350,24 +361,44 @@ export class Tables {
       this.keyRoute(2, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
-    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, seen, out)
+    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, limits.maxPerBand, seen, out)
   }
 
   /** `maxSeq` of the query being collected: later rows are not candidates. */
   private seqBound = Infinity
 
-  /** Records sharing any band term (no popcount filter: bands catch what drifted past k). */
-  private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, seen: Set<number>, out: number[]): void {
+  /**
+   * Records sharing any band term (no popcount filter: bands catch what drifted past k), at most
+   * `perBand` of them per term: its newest. Documents that share content share band terms, so a
+   * term's rows grow with the store (a sentence or a cluster of copies seen thousands of times);
+   * the newest `perBand` keep the cost of a lookup flat and still hold a cluster's recent members.
+   */
+  private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
     let added = 0
-    const visit = (row: number, position: number, value: number): void => {
-      if (added >= max || seen.has(row) || row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return
-      if (position >= 0 && this.reader !== null && !this.entryBandIs(row, position, value)) return
-      seen.add(row)
-      out.push(row)
-      added++
+    let found = 0
+    // Rows met under several of the query's terms (a cluster's members share most of them) are
+    // read back once to confirm their tags: the row's canonical band values, by row.
+    const confirmed = new Map<number, Uint32Array | null>()
+    const visit = (row: number, position: number, value: number): boolean => {
+      // Rows first indexed after the query's document are never its candidates, and do not count
+      // towards the bound: a re-run must see the same earlier rows as the first run (see `seqBound`).
+      if (row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
+      if (position >= 0 && this.reader !== null) {
+        let values = confirmed.get(row)
+        if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
+        if (values === null || position >= values.length || values[position] !== value) return false
+      }
+      if (!seen.has(row)) {
+        if (added >= max) return true
+        seen.add(row)
+        out.push(row)
+        added++
+      }
+      return ++found >= perBand
     }
     for (let i = 0; i < terms.length && added < max; i++) {
       const term = terms[i]
+      found = 0
       if (typeof term === 'string') this.bands.forEachRow(term, visit)
     }
   }
@@ -400,13 +431,14 @@ export class Tables {
     return k === 0 ? v.contentHi === hi && v.contentLo === lo : k === 1 ? v.urlHi === hi && v.urlLo === lo : v.titleHi === hi && v.titleLo === lo
   }
 
-  /** Whether `row`'s entry has canonical band `value` at `position` (tag-only band indexes match 24 bits). */
-  private entryBandIs(row: number, position: number, value: number): boolean {
+  /** `row`'s canonical band values, read back from its entry (tag-only band indexes match 24 bits); null for explicit terms. */
+  private entryBands(row: number): Uint32Array | null {
     const buf = this.locate(row)
     const v = this.entry
-    if (v.bandCount === EXPLICIT_BANDS || position >= v.bandCount) return false
-    const p = v.bandStart + 4 * position
-    return ((buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0) === value
+    if (v.bandCount === EXPLICIT_BANDS) return null
+    const out = new Uint32Array(v.bandCount)
+    for (let i = 0, p = v.bandStart; i < out.length; i++, p += 4) out[i] = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0
+    return out
   }
 
   /**

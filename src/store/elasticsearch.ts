@@ -15,7 +15,10 @@ import {
 import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_es-document.js'
 import { canMatch, candidateQuery, candidateSearchBody } from './_es-query.js'
 import { PendingWrites } from './_es-pending.js'
-import { UNION_PAGE, assignCandidates, groupLookups, unionSearchBody, type Lookup } from './_es-lookup.js'
+import {
+  UNION_PAGE, addHotBandCandidates, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
+  type Lookup,
+} from './_es-lookup.js'
 import { MAX_SEQ, checkQuery, isSeq, recordProblem } from './_validate.js'
 import {
   Redactor,
@@ -172,6 +175,12 @@ class EsStore implements ElasticsearchStore {
   private refreshedSeq = 0
   /** Largest record `seq` this store handed out (fresh numbers start above it and the index's largest). */
   private handedSeq = 0
+  /**
+   * The largest sequence number stored or handed out before the last `sequence` call's fresh
+   * ones: a lookup whose `maxSeq` is above it comes before nothing stored (see `hotBandSearches`).
+   * Until `sequence` runs, every lookup is bounded by its own `maxSeq`.
+   */
+  private seqFloor = Number.POSITIVE_INFINITY
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
 
@@ -339,6 +348,7 @@ class EsStore implements ElasticsearchStore {
     // Numbers seen by mget count too: fresh ones go above every number this process has met.
     for (const seq of stored.values()) if (seq > this.handedSeq) this.handedSeq = seq
     let next = Math.max(this.handedSeq, largest)
+    this.seqFloor = next
     const first = new Map<string, number>()
     return ids.map((id) => {
       let seq = first.get(id) ?? stored.get(id)
@@ -548,13 +558,20 @@ class EsStore implements ElasticsearchStore {
     queries.forEach((query, at) => {
       if (canMatch(query)) lookups.push({ at, query })
     })
-    await Promise.all(chunks(lookups, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize), out)))
+    // Band terms shared by many records are asked apart, for their newest records (see _es-lookup.ts).
+    const hot = await this.hotBands(lookups)
+    const union = hot.size === 0 ? lookups : lookups.map((l) => ({ at: l.at, query: withoutBands(l.query, hot) })).filter((l) => canMatch(l.query))
+    const [hotHits] = await Promise.all([
+      this.hotBandHits(lookups, hot),
+      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize), out)),
+    ])
+    if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
     const pending = this.pending
     if (pending !== null && !pending.isEmpty()) {
       queries.forEach((q, i) => {
         // The pending copy is the newest: drop a search's copy of the same id (maybe stale or deleted).
         const merged = out[i]!.filter((r) => !pending.shadows(r.id))
-        out[i] = merged.concat(pending.matches(q))
+        out[i] = merged.concat(boundPendingBands(pending.matches(q), q, this.options.maxPerBand))
       })
     }
     return out
@@ -582,6 +599,36 @@ class EsStore implements ElasticsearchStore {
       else split.push(g.slice(0, g.length >> 1), g.slice(g.length >> 1))
     })
     await Promise.all([split.length > 0 && this.lookup(split, out), alone.length > 0 && this.lookup(alone, out, true)])
+  }
+
+  /** The band terms of `lookups` that more than `maxPerBand` records have (one `_termvectors` request). */
+  private async hotBands(lookups: readonly Lookup[]): Promise<Set<string>> {
+    const terms = bandTermsOf(lookups)
+    if (terms.length === 0) return new Set()
+    const res = await this.request('_termvectors (band frequencies)', async () => {
+      try {
+        return await this.client.termvectors({ index: this.index, ...bandFrequencyRequest(terms) })
+      } catch (err) {
+        // An alias over several indices has no single term dictionary (400): no term is treated as hot.
+        if (statusOf(err) === 400) return null
+        throw err
+      }
+    })
+    return hotBandTerms(res, this.options.maxPerBand)
+  }
+
+  /** The newest records of each hot band term `lookups` ask for, by `hotBandSearches` key (one `_msearch` per msearchSize terms). */
+  private async hotBandHits(lookups: readonly Lookup[], hot: ReadonlySet<string>): Promise<Map<string, FingerprintRecord[]>> {
+    const hits = new Map<string, FingerprintRecord[]>()
+    if (hot.size === 0) return hits
+    const searches = hotBandSearches(lookups, hot, this.options.maxPerBand, this.seqFloor)
+    await Promise.all(
+      chunks([...searches.keys()], this.options.msearchSize).map(async (keys) => {
+        const answers = await this.msearch(keys.map((k) => searches.get(k)!))
+        keys.forEach((k, i) => hits.set(k, answers[i]!))
+      }),
+    )
+    return hits
   }
 
   /** Records of each search's hits, in hit order. */
@@ -763,6 +810,22 @@ class EsStore implements ElasticsearchStore {
     }
     best.sort(order)
     return best.slice(0, limit)
+  }
+
+  async versions(): Promise<string[]> {
+    await this.syncReads()
+    const res = await this.request('_search (versions)', () =>
+      this.client.search({
+        index: this.index,
+        size: 0,
+        track_total_hits: false,
+        query: { exists: { field: 'dedup.id' } },
+        aggs: { versions: { terms: { field: 'dedup.version', size: 1000 } } },
+      }),
+    )
+    const agg = res.aggregations?.versions as estypes.AggregationsStringTermsAggregate | undefined
+    const buckets = Array.isArray(agg?.buckets) ? agg.buckets : []
+    return buckets.map((b) => String(b.key)).sort()
   }
 
   async count(): Promise<number> {

@@ -40,6 +40,14 @@ export interface MemoryStoreOptions {
    */
   maxBlockCandidates?: number
   /**
+   * Most records one MinHash band term adds to an answer (1 or more): the newest that have it.
+   * Documents that share content (a reposted paragraph, a cluster of copies) share band terms, so
+   * without a bound a term's records, and the cost of every lookup that has it, grow with the
+   * store. Past the bound the older records of the term are not returned by it (another shared
+   * term, a block or a key may still return them). @default 4
+   */
+  maxPerBand?: number
+  /**
    * Drop block-route records farther than the query's `maxDistance` (key and band routes are
    * unaffected). On by default: the store does the XOR/popcount check the caller would do anyway
    * (the contract allows a store to prune what cannot verify), and at 10 M records a lookup
@@ -49,7 +57,7 @@ export interface MemoryStoreOptions {
 }
 
 /** Defaults of `MemoryStoreOptions`. */
-export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, filterBlockDistance: true })
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, maxPerBand: 4, filterBlockDistance: true })
 
 /** Default `limit` of `members`. */
 const DEFAULT_MEMBERS_LIMIT = 1000
@@ -140,7 +148,7 @@ function positiveInt(name: string, value: unknown): number {
  */
 export class MemoryStore implements FingerprintStore {
   private readonly layouts = new LayoutRegistry()
-  private readonly versions = new VersionRegistry()
+  private readonly registry = new VersionRegistry()
   private tables: Tables
   private readonly limits: CandidateLimits
   private log: LogFile | null = null
@@ -164,12 +172,13 @@ export class MemoryStore implements FingerprintStore {
     this.limits = Object.freeze({
       maxPerKey: positiveInt('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey),
       maxBlockCandidates: positiveInt('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates),
+      maxPerBand: positiveInt('maxPerBand', options.maxPerBand ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand),
       filterBlockDistance: options.filterBlockDistance ?? DEFAULT_MEMORY_STORE_OPTIONS.filterBlockDistance,
     })
     if (typeof this.limits.filterBlockDistance !== 'boolean') {
       throw new DedupError('INVALID_OPTION', `Expected \`filterBlockDistance\` to be a boolean, got ${describeValue(this.limits.filterBlockDistance)}.`)
     }
-    this.tables = new Tables(this.layouts, this.versions)
+    this.tables = new Tables(this.layouts, this.registry)
   }
 
   /** Opens `options.dir` (lock, replay, compaction if half the log is dead). Prefer `openMemoryStore`. */
@@ -192,7 +201,7 @@ export class MemoryStore implements FingerprintStore {
   static async check(dir: string): Promise<MemoryStoreCheck> {
     const store = new MemoryStore()
     const abs = resolve(dir)
-    store.tables = new Tables(store.layouts, store.versions, new LogReader(join(abs, LOG_FILE)))
+    store.tables = new Tables(store.layouts, store.registry, new LogReader(join(abs, LOG_FILE)))
     try {
       const found = await checkLog(abs, store.sink(abs))
       return { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }
@@ -253,7 +262,7 @@ export class MemoryStore implements FingerprintStore {
   }
 
   private async attachReadOnly(dir: string): Promise<void> {
-    this.tables = new Tables(this.layouts, this.versions, new LogReader(join(dir, LOG_FILE)))
+    this.tables = new Tables(this.layouts, this.registry, new LogReader(join(dir, LOG_FILE)))
     try {
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
@@ -283,7 +292,7 @@ export class MemoryStore implements FingerprintStore {
     }
     try {
       // Payloads stay in the log and are read back from it (see Tables).
-      this.tables = new Tables(this.layouts, this.versions, new LogReader(join(dir, LOG_FILE)))
+      this.tables = new Tables(this.layouts, this.registry, new LogReader(join(dir, LOG_FILE)))
       // Size the indexes from the log (~80 bytes a record) so replay does not relink them as they grow.
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
@@ -316,7 +325,7 @@ export class MemoryStore implements FingerprintStore {
     // Ids put earlier in this call whose number is not in the tables yet (a repeated id keeps its first).
     const batchSeqs = new Map<string, number>()
     for (const given of records) {
-      const problem = recordProblem(given) ?? (this.versions.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
+      const problem = recordProblem(given) ?? (this.registry.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
       if (problem !== null) {
         const id = given !== null && typeof given === 'object' && typeof given.id === 'string' ? given.id : ''
         failed.push({ id, error: new DedupError('INVALID_DOCUMENT', problem) })
@@ -332,7 +341,7 @@ export class MemoryStore implements FingerprintStore {
         r = { ...r, seq }
       }
       batchSeqs.set(r.id, r.seq!)
-      this.versions.intern(r.version)
+      this.registry.intern(r.version)
       let layout = this.layouts.match(r.fingerprint.hi, r.fingerprint.lo, r.blocks)
       if (layout < 0) layout = LOG_EXPLICIT_LAYOUT
       else if (!this.layouts.inLog[layout]) {
@@ -465,6 +474,11 @@ export class MemoryStore implements FingerprintStore {
     return this.tables.live
   }
 
+  async versions(): Promise<string[]> {
+    this.checkOpen()
+    return this.tables.liveVersions()
+  }
+
   /** A no-op: every resolved put is already visible. */
   async refresh(): Promise<void> {
     this.checkOpen()
@@ -499,7 +513,7 @@ export class MemoryStore implements FingerprintStore {
       // The new tables read the new log, opened once it has replaced the old one; the old
       // tables keep reading the old file (open now) for as long as a scan of them runs.
       old.reader?.pin()
-      const fresh = new Tables(this.layouts, this.versions, new LogReader(join(this.dir!, LOG_FILE)))
+      const fresh = new Tables(this.layouts, this.registry, new LogReader(join(this.dir!, LOG_FILE)))
       fresh.reserve(old.live)
       await log.rewrite(this.rebuildFrames(fresh))
       this.tables = fresh
@@ -551,7 +565,7 @@ export class MemoryStore implements FingerprintStore {
 
   /** Compacts an in-memory store synchronously. */
   private rebuildNow(): void {
-    const fresh = new Tables(this.layouts, this.versions)
+    const fresh = new Tables(this.layouts, this.registry)
     fresh.reserve(this.tables.live)
     for (const frame of this.rebuildFrames(fresh)) void frame
     this.tables = fresh

@@ -33,6 +33,12 @@ export interface FingerprintStore {
   topClusters(limit: number, minSize?: number): Promise<{ clusterId: string; size: number }[]>
   /** Number of live records. */
   count(): Promise<number>
+  /**
+   * The distinct fingerprint versions (`FingerprintRecord.version`) of the live records, sorted.
+   * Records of different versions are never compared, so a deduplicator refuses a store that
+   * holds another version than its own (see `DeduplicatorOptions.versionCheck`).
+   */
+  versions(): Promise<string[]>
   /** Make every put visible to `candidates` (a no-op for the memory store). */
   refresh(): Promise<void>
   close(): Promise<void>

@@ -41,6 +41,21 @@ export function storeContract(name: string, makeStore: () => Promise<Fingerprint
       return idsOf(answer!)
     }
 
+    test('versions lists the distinct fingerprint versions of the live records, sorted', async () => {
+      const store = await open()
+      expect(await store.versions()).toEqual([])
+      await putAll(store, [
+        makeRecord('v-a', BASE, { version: 'simdup-fp/5' }),
+        makeRecord('v-b', UNRELATED, { version: 'simdup-fp/4' }),
+        makeRecord('v-c', { hi: 0x12345678, lo: 0x9abcdef0 }, { version: 'simdup-fp/5' }),
+      ])
+      expect(await store.versions()).toEqual(['simdup-fp/4', 'simdup-fp/5'])
+      // A version whose last record is deleted is gone.
+      await store.delete(['v-b'])
+      await store.refresh()
+      expect(await store.versions()).toEqual(['simdup-fp/5'])
+    })
+
     test('get returns each record exactly as written, and skips missing ids', async () => {
       const store = await open()
       const records: FingerprintRecord[] = [

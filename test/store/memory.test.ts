@@ -9,12 +9,13 @@ import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { flipBit, hamming } from '../../src/fingerprint/hamming.js'
 import { arbFingerprint as arbFp } from '../helpers/fingerprints.js'
 import type { FingerprintRecord } from '../../src/types.js'
-import { MemoryStore, openMemoryStore } from '../../src/store/memory.js'
+import { DEFAULT_MEMORY_STORE_OPTIONS, MemoryStore, openMemoryStore } from '../../src/store/memory.js'
 import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/_log.js'
 import { mix32, unmix32 } from '../../src/store/_key-index.js'
 import { LOCK_FILE } from '../../src/store/_lock.js'
 import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
+import { storeContractBands } from './contract-bands.js'
 import { T0, bandsOf, flip, hash16, idsOf, makeRecord } from './_records.js'
 
 const dirs: string[] = []
@@ -33,6 +34,8 @@ storeContract('memory (in-memory, unfiltered)', () => openMemoryStore({ filterBl
 storeContract('memory (persistent, fsync, unfiltered)', async () => openMemoryStore({ dir: await tempDir(), filterBlockDistance: false }))
 storeContractExtra('memory (in-memory)', () => openMemoryStore())
 storeContractExtra('memory (persistent, fsync)', async () => openMemoryStore({ dir: await tempDir() }))
+storeContractBands('memory (in-memory)', () => openMemoryStore(), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
+storeContractBands('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
 
 describe('default store (block candidates pruned by distance)', () => {
   propTest.prop([arbFp, fc.array(arbFp, { maxLength: 40 }), fc.array(fc.nat(63), { maxLength: 6 })], { numRuns: 50 })(

@@ -85,6 +85,17 @@ describe('simdup index', () => {
     expect(out).toMatch(/\] 50\.0% reindexed 50 docs, 5 docs\/s, ETA 10s$/)
   })
 
+  test('the ETA follows the recent rate when the run slows down, not the average since the start', () => {
+    let out = ''
+    let now = 0
+    const p = createProgress({ write: (t) => (out += t), isTTY: true, total: 100, now: () => now })
+    // 5 units/s for 10 s, then 0.5 units/s for 60 s: 80 of 100 units done at t = 70 s.
+    for (now = 1000; now <= 10_000; now += 1000) p.update(5 * (now / 1000), now / 1000)
+    for (now = 12_000; now <= 70_000; now += 2000) p.update(50 + (now / 1000 - 10) / 2, now / 1000)
+    // Last 30 s: 15 units, 0.5/s, so 20 left take 40 s (the average, 80 in 70 s, would say 18 s).
+    expect(out).toMatch(/80\.0% indexed 70 docs, 1 docs\/s, ETA 40s$/)
+  })
+
   test('non-TTY progress prints a summary line with docs/s; a small file runs in-process by default', async () => {
     writeFileSync(join(dir, 'a.jsonl'), JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
     const f = fakeIO(dir)

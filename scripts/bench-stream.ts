@@ -1,0 +1,380 @@
+/**
+ * Per-document cost as the index grows: `simdup index` (the CLI's own job code, in-process, with a
+ * worker pool as `--workers auto` picks for these file sizes) on a generated stream of documents
+ * that share content the way real corpora do.
+ *
+ *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
+ *     [--runs minhash,no-minhash] [--sample 10] [--json FILE]
+ *
+ * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
+ * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
+ * it (the zh_CN documents' sentences: ~40,000), and ~55 % of documents are copies of an earlier document (uniform over those before it), in
+ * five kinds of equal share: exact, light edit (2–4 characters replaced), an appended line, heavy
+ * edit (a third of the sentences replaced, one dropped), HTML-wrapped (page chrome around `<p>`
+ * lines). The file is written once per (n, seed) under the OS temp directory and reused.
+ *
+ * Each run (`minhash`: default settings; `no-minhash`: `--no-minhash`) is a separate child process
+ * (its own peak RSS) on a fresh store: an embedded store in a temp directory, or with --es a fresh
+ * index `simdup-bench-stream-<pid>` that is deleted afterwards. Reported per run: wall time and
+ * docs/s of the whole job (startup included), docs/s of the first and the last 10 % of the
+ * documents (from the first decided batch on), candidates per lookup (mean, p50, p99, max: every
+ * lookup), log reads and milliseconds of store lookups per document in those segments, and verified
+ * matches per lookup (candidates `matchCandidate` accepts; every `--sample`-th
+ * lookup), candidates sharing no key and farther than k (`beyondK`: on the embedded store, the band
+ * route's own), duplicates found (and by the MinHash rule), peak RSS.
+ */
+import { spawnSync } from 'node:child_process'
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { once } from 'node:events'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '100000' },
+    seed: { type: 'string', default: '1' },
+    workers: { type: 'string', default: '2' },
+    es: { type: 'string' },
+    runs: { type: 'string', default: 'minhash,no-minhash' },
+    sample: { type: 'string', default: '10' },
+    json: { type: 'string' },
+    child: { type: 'string' },
+  },
+})
+
+const here = fileURLToPath(import.meta.url)
+
+// ---------------------------------------------------------------- stream generation
+
+/** sfc32: small, fast, deterministic. */
+function prng(seed: number): () => number {
+  let a = 0x9e3779b9
+  let b = 0x243f6a88
+  let c = 0xb7e15162
+  let d = seed >>> 0
+  const next = (): number => {
+    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0
+    const t = (((a + b) | 0) + d) | 0
+    d = (d + 1) | 0
+    a = b ^ (b >>> 9)
+    b = (c + (c << 3)) | 0
+    c = (c << 21) | (c >>> 11)
+    c = (c + t) | 0
+    return (t >>> 0) / 4294967296
+  }
+  for (let i = 0; i < 12; i++) next()
+  return next
+}
+
+const HAN = /\p{Script=Han}/gu
+
+/** Distinct sentences of the zh_CN documents. */
+async function sentencePool(): Promise<string[]> {
+  const path = fileURLToPath(new URL('../.cache/corpus/docs.jsonl', import.meta.url))
+  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run corpus\` first.`)
+  const seen = new Set<string>()
+  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity })
+  for await (const line of rl) {
+    if (line.trim() === '') continue
+    const { content, lang } = JSON.parse(line) as { content: string; lang: string }
+    // zh_TW pages are mostly conversions of zh_CN ones: one script, ~40,000 distinct sentences.
+    if (lang !== 'zh_CN') continue
+    for (const raw of content.split(/(?<=[。！？])/u)) {
+      const s = raw.replace(/\s+/gu, ' ').trim()
+      if (s.length < 8 || s.length > 80 || !/[。！？]$/u.test(s)) continue
+      if ((s.match(HAN)?.length ?? 0) < 4) continue
+      seen.add(s)
+    }
+  }
+  return [...seen].sort()
+}
+
+const KINDS = ['original', 'exact', 'light', 'appended', 'heavy', 'html'] as const
+
+/** Writes the stream to `path` (n documents) and returns the count of each kind. */
+async function writeStream(path: string, n: number, seed: number): Promise<Record<string, number>> {
+  const pool = await sentencePool()
+  console.error(`sentence pool: ${pool.length} sentences`)
+  const rand = prng(seed)
+  const int = (k: number): number => Math.floor(rand() * k)
+  const han = [...new Set(pool.join('').match(HAN) ?? [])]
+  // Sentence lists of every document so far (copies copy the list, then edit it).
+  const lists: Int32Array[] = []
+  const counts: Record<string, number> = Object.fromEntries(KINDS.map((k) => [k, 0]))
+  const tmp = `${path}.tmp`
+  const out = createWriteStream(tmp)
+  for (let i = 0; i < n; i++) {
+    const copy = i > 0 && rand() < 0.55
+    let list: Int32Array
+    let kind: (typeof KINDS)[number] = 'original'
+    if (!copy) {
+      list = new Int32Array(4 + int(11))
+      for (let j = 0; j < list.length; j++) list[j] = int(pool.length)
+    } else {
+      kind = KINDS[1 + int(5)]!
+      list = lists[int(i)]!
+      if (kind === 'heavy') {
+        const edited = Array.from(list)
+        for (let j = 0; j < edited.length; j++) if (rand() < 1 / 3) edited[j] = int(pool.length)
+        if (edited.length > 4) edited.splice(int(edited.length), 1)
+        list = Int32Array.from(edited)
+      }
+    }
+    lists.push(list)
+    counts[kind]!++
+    let sentences = Array.from(list, (s) => pool[s]!)
+    if (kind === 'light') {
+      const edits = 2 + int(3)
+      for (let e = 0; e < edits; e++) {
+        const j = int(sentences.length)
+        const chars = [...sentences[j]!]
+        chars[int(chars.length)] = han[int(han.length)]!
+        sentences[j] = chars.join('')
+      }
+    }
+    if (kind === 'appended') sentences = [...sentences, pool[int(pool.length)]!]
+    let content = ''
+    for (let j = 0; j < sentences.length; j++) content += sentences[j]! + (j % 3 === 2 ? '\n' : '')
+    if (kind === 'html') {
+      const site = int(8)
+      content =
+        `<html><head><title>站点${site}</title><script>var s${site}=1;</script></head><body>` +
+        `<div class="nav"><a href="/">首页</a> | <a href="/news">新闻</a> | <a href="/about">关于本站</a></div>` +
+        sentences.map((s) => `<p>${s}</p>`).join('') +
+        `<div class="footer">版权所有 © 站点${site} 京ICP备${10000 + site}号</div></body></html>`
+    }
+    if (!out.write(JSON.stringify({ id: `d${i}`, content }) + '\n')) await once(out, 'drain')
+  }
+  out.end()
+  await once(out, 'finish')
+  renameSync(tmp, path)
+  return counts
+}
+
+// ---------------------------------------------------------------- one run (child process)
+
+interface RunConfig {
+  input: string
+  n: number
+  minhash: boolean
+  workers: number
+  es?: string
+  sample: number
+}
+
+interface RunResult {
+  run: string
+  store: string
+  docs: number
+  wallSeconds: number
+  docsPerSecond: number
+  first10DocsPerSecond: number
+  last10DocsPerSecond: number
+  endVsStart: number
+  /** Log reads (embedded store) and milliseconds in store.candidates per document. */
+  first10PerDoc: { reads: number; lookupMs: number }
+  last10PerDoc: { reads: number; lookupMs: number }
+  lookups: number
+  candidates: { mean: number; p50: number; p99: number; max: number }
+  beyondKCandidates: { mean: number; p50: number; p99: number; max: number }
+  verified: { sampled: number; mean: number; p50: number; p99: number; max: number }
+  duplicates: number
+  minhashDuplicates: number
+  peakRssMB: number
+}
+
+function percentiles(xs: Uint32Array | number[]): { mean: number; p50: number; p99: number; max: number } {
+  const a = Float64Array.from(xs).sort()
+  if (a.length === 0) return { mean: 0, p50: 0, p99: 0, max: 0 }
+  let sum = 0
+  for (const x of a) sum += x
+  const at = (q: number): number => a[Math.min(a.length - 1, Math.floor(q * a.length))]!
+  return { mean: Math.round((sum / a.length) * 100) / 100, p50: at(0.5), p99: at(0.99), max: a[a.length - 1]! }
+}
+
+async function runChild(c: RunConfig): Promise<void> {
+  const { indexCommand } = await import('../src/cli/commands/index-jsonl.js')
+  const { Deduplicator } = await import('../src/engine/deduplicator.js')
+  const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
+  const { LogReader } = await import('../src/store/_log-reader.js')
+  // Positional reads of the embedded store's log (each a readSync): read-backs and confirmations.
+  let reads = 0
+  const proto = LogReader.prototype as unknown as { fill: (...a: unknown[]) => void }
+  const fill = proto.fill
+  proto.fill = function (this: unknown, ...a: unknown[]) {
+    reads++
+    return fill.apply(this, a)
+  }
+  let lookupMs = 0
+  type Dedup = InstanceType<typeof Deduplicator>
+  type Items = Parameters<Dedup['decide']>[0]
+
+  const candidates = new Uint32Array(c.n)
+  const beyondK = new Uint32Array(c.n)
+  const verified: number[] = []
+  let lookups = 0
+  const marks: { t: number; docs: number; reads: number; lookupMs: number }[] = []
+  let decided = 0
+  let duplicates = 0
+  let minhashDuplicates = 0
+  const wrapped = new WeakSet<object>()
+  const decide = Deduplicator.prototype.decide
+  Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
+    if (marks.length === 0) marks.push({ t: performance.now(), docs: 0, reads: 0, lookupMs: 0 })
+    const store = this.options.store
+    const o = this.options
+    const docs = items.flatMap((it) => (it.ok ? [it.doc] : []))
+    if (!wrapped.has(store)) {
+      wrapped.add(store)
+      const original = store.candidates.bind(store)
+      let current: typeof docs = []
+      store.candidates = async (queries) => {
+        const t = performance.now()
+        const answers = await original(queries)
+        lookupMs += performance.now() - t
+        answers.forEach((answer, i) => {
+          const at = lookups++
+          if (at < candidates.length) candidates[at] = answer.length
+          // Beyond k: candidates sharing no key and farther than k (the embedded store's block route
+          // drops those, so there they are the band route's; Elasticsearch also returns block-route ones).
+          const d = current[i]
+          if (d === undefined) return
+          let b = 0
+          let v = 0
+          const keyed = candidateQuery(d, { ...o, minhash: false })
+          for (const r of answer) {
+            if (!matchesOtherRoute(r, keyed)) b++
+            if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
+          }
+          if (at < beyondK.length) beyondK[at] = b
+          if (at % c.sample === 0) verified.push(v)
+        })
+        return answers
+      }
+      ;(store as unknown as { _setDocs: (d: typeof docs) => void })._setDocs = (d) => (current = d)
+    }
+    ;(store as unknown as { _setDocs: (d: typeof docs) => void })._setDocs(docs)
+    const out = await decide.call(this, items)
+    for (const d of out) {
+      if (d.status !== 'duplicate') continue
+      duplicates++
+      if (d.rule === 'minhash') minhashDuplicates++
+    }
+    decided += out.length
+    marks.push({ t: performance.now(), docs: decided, reads, lookupMs })
+    return out
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'simdup-bench-stream-run-'))
+  const index = `simdup-bench-stream-${process.pid}`
+  const args = [c.input, '--out', join(dir, 'decisions.jsonl'), '--workers', String(c.workers), '--quiet']
+  if (c.es !== undefined) args.push('--es', c.es, '--index', index)
+  else args.push('--store', join(dir, 'store'))
+  if (!c.minhash) args.push('--no-minhash')
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() }
+  const t0 = performance.now()
+  let code: number
+  try {
+    code = await indexCommand(args, io)
+  } finally {
+    if (c.es !== undefined) await fetch(`${c.es}/${index}`, { method: 'DELETE' }).catch(() => undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const wall = (performance.now() - t0) / 1000
+  if (code !== 0) throw new Error(`simdup index exited ${code}`)
+  /** docs/s between the marks where `from` and `to` documents were decided. */
+  const rate = (from: number, to: number): number => {
+    const a = marks.find((m) => m.docs >= from)!
+    const b = marks.find((m) => m.docs >= to)!
+    return (b.docs - a.docs) / ((b.t - a.t) / 1000)
+  }
+  const first = rate(0, Math.round(c.n * 0.1))
+  const last = rate(Math.round(c.n * 0.9), c.n)
+  /** Log reads and store lookup milliseconds per document between the same marks. */
+  const perDoc = (from: number, to: number): { reads: number; lookupMs: number } => {
+    const a = marks.find((m) => m.docs >= from)!
+    const b = marks.find((m) => m.docs >= to)!
+    const n = b.docs - a.docs
+    return { reads: Math.round(((b.reads - a.reads) / n) * 100) / 100, lookupMs: Math.round(((b.lookupMs - a.lookupMs) / n) * 1000) / 1000 }
+  }
+  const result: RunResult = {
+    run: c.minhash ? 'minhash' : 'no-minhash',
+    store: c.es === undefined ? 'embedded' : 'elasticsearch',
+    docs: decided,
+    wallSeconds: Math.round(wall * 10) / 10,
+    docsPerSecond: Math.round(decided / wall),
+    first10DocsPerSecond: Math.round(first),
+    last10DocsPerSecond: Math.round(last),
+    endVsStart: Math.round((last / first) * 100) / 100,
+    first10PerDoc: perDoc(0, Math.round(c.n * 0.1)),
+    last10PerDoc: perDoc(Math.round(c.n * 0.9), c.n),
+    lookups,
+    candidates: percentiles(candidates.subarray(0, Math.min(lookups, candidates.length))),
+    beyondKCandidates: percentiles(beyondK.subarray(0, Math.min(lookups, beyondK.length))),
+    verified: { sampled: verified.length, ...percentiles(verified) },
+    duplicates,
+    minhashDuplicates,
+    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+  }
+  process.stdout.write(`\n@@RESULT ${JSON.stringify(result)}\n`)
+}
+
+/** Whether record `r` answers query `q` by a key or by the block route (within k). */
+function matchesOtherRoute(
+  r: { contentHash: string; urlHash: string | null; titleHash: string | null; fingerprint: { hi: number; lo: number } },
+  q: { contentHash?: string | null; urlHash?: string | null; titleHash?: string | null; fingerprint: { hi: number; lo: number }; maxDistance: number },
+): boolean {
+  if (q.contentHash != null && q.contentHash === r.contentHash) return true
+  if (q.urlHash != null && q.urlHash === r.urlHash) return true
+  if (q.titleHash != null && q.titleHash === r.titleHash) return true
+  const pop = (x: number): number => {
+    x -= (x >>> 1) & 0x55555555
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+    return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
+  }
+  return pop((r.fingerprint.hi ^ q.fingerprint.hi) >>> 0) + pop((r.fingerprint.lo ^ q.fingerprint.lo) >>> 0) <= q.maxDistance
+}
+
+// ---------------------------------------------------------------- driver
+
+if (values.child !== undefined) {
+  await runChild(JSON.parse(values.child) as RunConfig)
+  process.exit(0)
+}
+
+const n = Number(values.n)
+const seed = Number(values.seed)
+const input = join(tmpdir(), `simdup-bench-stream-${n}-${seed}.jsonl`)
+if (!existsSync(input)) {
+  const t = performance.now()
+  const counts = await writeStream(input, n, seed)
+  console.error(`stream written: ${input} (${((performance.now() - t) / 1000).toFixed(1)} s) ${JSON.stringify(counts)}`)
+} else {
+  console.error(`stream reused: ${input}`)
+}
+
+const results: RunResult[] = []
+for (const run of values.runs.split(',')) {
+  const config: RunConfig = { input, n, minhash: run !== 'no-minhash', workers: Number(values.workers), sample: Number(values.sample) }
+  if (values.es !== undefined) config.es = values.es
+  console.error(`run ${run} on ${config.es === undefined ? 'the embedded store' : `Elasticsearch ${config.es}`} …`)
+  const r = spawnSync(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 26,
+  })
+  if (r.status !== 0) throw new Error(`run ${run} failed with ${r.status}`)
+  const line = r.stdout.toString().split('\n').find((l) => l.startsWith('@@RESULT '))
+  if (line === undefined) throw new Error(`run ${run} printed no result`)
+  const result = JSON.parse(line.slice('@@RESULT '.length)) as RunResult
+  results.push(result)
+  console.log(JSON.stringify(result))
+}
+const mh = results.find((r) => r.run === 'minhash')
+const no = results.find((r) => r.run === 'no-minhash')
+if (mh !== undefined && no !== undefined) {
+  console.log(`whole run, minhash / no-minhash: ${(mh.docsPerSecond / no.docsPerSecond).toFixed(2)}; minhash end vs start: ${mh.endVsStart}`)
+}
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n, seed, input, results }, null, 2))
