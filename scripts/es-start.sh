@@ -6,6 +6,12 @@
 #   ES_DATA           data directory       (default .cache/es/data; .cache/es/data-PORT off 9200)
 #   ES_HEAP           JVM heap, -Xms = -Xmx                         (default 1g)
 #   ES_START_TIMEOUT  seconds to wait for green/yellow health      (default 180)
+#   ES_NODES          number of nodes (default 1). With N > 1, N JVMs form one cluster:
+#                     HTTP ports ES_PORT … ES_PORT+N-1, transport ports ES_TRANSPORT_BASE …
+#                     (default ES_PORT+100 …), data in .cache/es/cluster-ES_PORT/node-I, each
+#                     node master-eligible and data, found through discovery.seed_hosts. The last
+#                     line then lists every node's URL, comma-separated (what --es and ES_URL take).
+#                     Heap per node defaults to 512m (ES_HEAP) so three fit beside the tests.
 #
 # The first run builds scripts/es with Maven: it downloads Elastic's integ-test-zip distribution
 # and the server API jar from Maven Central into ~/.m2 and compiles one launcher class. Later runs
@@ -20,7 +26,10 @@ STATE="$ROOT/.cache/es"
 PORT="${ES_PORT:-9200}"
 PID_FILE="$STATE/es-$PORT.pid"
 LOG_FILE="$STATE/es-$PORT.log"
-HEAP="${ES_HEAP:-1g}"
+# A cluster this script started remembers its size, so a later plain start reports all its URLs.
+if [[ -n "${ES_NODES:-}" ]]; then NODES="$ES_NODES"; elif [[ -f "$ROOT/.cache/es/es-$PORT.nodes" ]]; then NODES="$(cat "$ROOT/.cache/es/es-$PORT.nodes")"; else NODES=1; fi
+[[ "$NODES" =~ ^[1-9]$ ]] || { echo "es-start: ERROR: ES_NODES must be a number from 1 to 9, got '$NODES'" >&2; exit 1; }
+if ((NODES > 1)); then HEAP="${ES_HEAP:-512m}"; else HEAP="${ES_HEAP:-1g}"; fi
 # Two nodes cannot share a data directory, so a node on another port gets its own by default.
 if [[ "$PORT" == 9200 ]]; then DATA="${ES_DATA:-$STATE/data}"; else DATA="${ES_DATA:-$STATE/data-$PORT}"; fi
 TIMEOUT="${ES_START_TIMEOUT:-180}"
@@ -55,12 +64,22 @@ ready() {
   [[ "$status" == green || "$status" == yellow ]]
 }
 
-port_free() {
+# Number of nodes in the cluster that the node on $1 belongs to.
+node_count() {
+  node -e '
+    fetch(process.argv[1] + "/_cluster/health", { signal: AbortSignal.timeout(2000) })
+      .then((r) => r.json())
+      .then((b) => { if (typeof b.number_of_nodes !== "number") process.exit(1); console.log(b.number_of_nodes) })
+      .catch(() => process.exit(1))
+  ' "$1" 2>/dev/null
+}
+
+port_free() { # [port]
   node -e '
     const server = require("node:net").createServer()
     server.once("error", () => process.exit(1))
     server.listen(Number(process.argv[1]), "127.0.0.1", () => server.close())
-  ' "$PORT" 2>/dev/null
+  ' "${1:-$PORT}" 2>/dev/null
 }
 
 is_our_node() { # pid
@@ -75,10 +94,17 @@ mkdir -p "$STATE"
 exec 9>"$STATE/start.lock"
 flock 9
 
+URLS="$URL"
+for ((i = 1; i < NODES; i++)); do URLS="$URLS,http://127.0.0.1:$((PORT + i))"; done
+
 if ready; then
+  count="$(node_count "$URL" || echo 0)"
+  if ((count < NODES)); then
+    fail "a cluster of $count node(s) already answers on $URL, not $NODES; stop it first (ES_NODES=$count npm run es:stop) or set ES_PORT"
+  fi
   say "a node already answers on $URL"
   echo "already running"
-  echo "$URL"
+  echo "$URLS"
   exit 0
 fi
 
@@ -115,44 +141,102 @@ if needs_build; then
 fi
 
 # --- start -----------------------------------------------------------------------------------------
-mkdir -p "$DATA" "$STATE/logs" "$STATE/tmp"
-DATA="$(cd "$DATA" && pwd)"
-say "starting Elasticsearch $ES_VERSION on $URL (heap $HEAP, data $DATA, log $LOG_FILE)"
+mkdir -p "$STATE/logs" "$STATE/tmp"
 
-# JVM flags follow what Elasticsearch's own launcher passes on Java 17; the module path mirrors
-# the real server (modular plugins need the org.elasticsearch.server module).
+# start_node PORT TRANSPORT DATA LOG [-Ekey=value ...]: launches one node in the background and
+# prints its pid. JVM flags follow what Elasticsearch's own launcher passes on Java 17; the module
+# path mirrors the real server (modular plugins need the org.elasticsearch.server module).
 # setsid detaches the node from this shell's process group, so Ctrl-C in a test run does not
 # kill it halfway; es-stop.sh is the way to stop it. 9>&- keeps the start lock out of the JVM.
 # Log4j's own shutdown hook is off so the node's clean close on SIGTERM still reaches the log.
-setsid java \
-  "-Xms$HEAP" "-Xmx$HEAP" -XX:+UseG1GC -Xss1m \
-  -XX:+ExitOnOutOfMemoryError -XX:-OmitStackTraceInFastThrow \
-  -Djava.awt.headless=true -Dfile.encoding=UTF-8 -Djna.nosys=true \
-  -Dio.netty.noUnsafe=true -Dlog4j2.disable.jmx=true -Dlog4j2.shutdownHookEnabled=false \
-  "-Djava.io.tmpdir=$STATE/tmp" \
-  "-Des.path.home=$ES_HOME" "-Des.path.conf=$ES_DIR/config" \
-  --module-path "$ES_HOME/lib" --add-modules=ALL-MODULE-PATH --add-modules=jdk.net \
-  "-Dsimdup.plugins=$PLUGINS_DIR" -cp "$LAUNCHER_JAR" simdup.es.EsNodeLauncher \
-  "-Ehttp.port=$PORT" "-Etransport.port=${ES_TRANSPORT_PORT:-9300-9399}" \
-  "-Epath.data=$DATA" "-Epath.logs=$STATE/logs" \
-  </dev/null >"$LOG_FILE" 2>&1 9>&- &
-pid=$!
-echo "$pid" >"$PID_FILE"
+start_node() {
+  local port="$1" transport="$2" data="$3" log="$4"
+  shift 4
+  mkdir -p "$data"
+  data="$(cd "$data" && pwd)"
+  setsid java \
+    "-Xms$HEAP" "-Xmx$HEAP" -XX:+UseG1GC -Xss1m \
+    -XX:+ExitOnOutOfMemoryError -XX:-OmitStackTraceInFastThrow \
+    -Djava.awt.headless=true -Dfile.encoding=UTF-8 -Djna.nosys=true \
+    -Dio.netty.noUnsafe=true -Dlog4j2.disable.jmx=true -Dlog4j2.shutdownHookEnabled=false \
+    "-Djava.io.tmpdir=$STATE/tmp" \
+    "-Des.path.home=$ES_HOME" "-Des.path.conf=$ES_DIR/config" \
+    --module-path "$ES_HOME/lib" --add-modules=ALL-MODULE-PATH --add-modules=jdk.net \
+    "-Dsimdup.plugins=$PLUGINS_DIR" -cp "$LAUNCHER_JAR" simdup.es.EsNodeLauncher \
+    "-Ehttp.port=$port" "-Etransport.port=$transport" \
+    "-Epath.data=$data" "-Epath.logs=$STATE/logs" "$@" \
+    </dev/null >"$log" 2>&1 9>&- &
+  echo $!
+}
+
+pids=()
+if ((NODES == 1)); then
+  say "starting Elasticsearch $ES_VERSION on $URL (heap $HEAP, data $DATA, log $LOG_FILE)"
+  pids+=("$(start_node "$PORT" "${ES_TRANSPORT_PORT:-9300-9399}" "$DATA" "$LOG_FILE")")
+  echo "${pids[0]}" >"$PID_FILE"
+else
+  # N nodes on this machine, one JVM each: every node is master-eligible and holds data, and they
+  # find each other through the fixed transport ports listed in discovery.seed_hosts. The first
+  # start bootstraps the cluster from cluster.initial_master_nodes (ignored once it has formed).
+  TBASE="${ES_TRANSPORT_BASE:-$((PORT + 100))}"
+  CLUSTER_DATA="${ES_DATA:-$STATE/cluster-$PORT}"
+  seeds="" masters=""
+  for ((i = 0; i < NODES; i++)); do
+    seeds="$seeds${seeds:+,}127.0.0.1:$((TBASE + i))"
+    masters="$masters${masters:+,}simdup-node-$((PORT + i))"
+  done
+  for ((i = 0; i < NODES; i++)); do
+    p=$((PORT + i))
+    [[ -f "$STATE/es-$p.pid" ]] && is_our_node "$(cat "$STATE/es-$p.pid")" && fail "a node of ours already runs on port $p (pid $(cat "$STATE/es-$p.pid")); run 'ES_NODES=$NODES npm run es:stop' first"
+    port_free "$p" || fail "127.0.0.1:$p is taken; set ES_PORT"
+    port_free "$((TBASE + i))" || fail "transport port 127.0.0.1:$((TBASE + i)) is taken; set ES_TRANSPORT_BASE"
+  done
+  say "starting a cluster of $NODES Elasticsearch $ES_VERSION nodes on $URLS (heap $HEAP each, data $CLUSTER_DATA)"
+  for ((i = 0; i < NODES; i++)); do
+    p=$((PORT + i))
+    pid="$(start_node "$p" "$((TBASE + i))" "$CLUSTER_DATA/node-$i" "$STATE/es-$p.log" \
+      -Ediscovery.type=multi-node "-Enode.name=simdup-node-$p" \
+      "-Ediscovery.seed_hosts=$seeds" "-Ecluster.initial_master_nodes=$masters")"
+    echo "$pid" >"$STATE/es-$p.pid"
+    pids+=("$pid")
+  done
+  echo "$NODES" >"$STATE/es-$PORT.nodes"
+fi
+
+# Every node answers and the cluster holds all of them (a node that has not joined yet answers
+# with a cluster of its own size, or not at all).
+all_ready() {
+  local i count
+  for ((i = 0; i < NODES; i++)); do
+    URL="http://127.0.0.1:$((PORT + i))" ready || return 1
+  done
+  count="$(node_count "http://127.0.0.1:$PORT")" || return 1
+  ((count >= NODES))
+}
+
+stop_started() {
+  local pid
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for ((i = 0; i < NODES; i++)); do rm -f "$STATE/es-$((PORT + i)).pid"; done
+  rm -f "$STATE/es-$PORT.nodes"
+}
 
 started=$SECONDS
-until ready; do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    rm -f "$PID_FILE"
-    fail_with_log "the node exited during start-up"
-  fi
+until all_ready; do
+  for ((i = 0; i < ${#pids[@]}; i++)); do
+    if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+      LOG_FILE="$STATE/es-$((PORT + i)).log"
+      stop_started
+      fail_with_log "the node on port $((PORT + i)) exited during start-up"
+    fi
+  done
   if ((SECONDS - started >= TIMEOUT)); then
-    kill -TERM "$pid" 2>/dev/null || true
-    rm -f "$PID_FILE"
-    fail_with_log "no green/yellow health on $URL after ${TIMEOUT}s (raise ES_START_TIMEOUT?); node stopped"
+    stop_started
+    fail_with_log "no green/yellow health with $NODES node(s) on $URL after ${TIMEOUT}s (raise ES_START_TIMEOUT?); stopped"
   fi
   sleep 1
 done
 
-say "ready after $((SECONDS - started))s (pid $pid)"
-echo "started pid $pid"
-echo "$URL"
+say "ready after $((SECONDS - started))s (pid ${pids[*]})"
+echo "started pid ${pids[*]}"
+echo "$URLS"

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { openMemoryStore, type LogDamageReport } from '../store/memory.js'
 import type { FingerprintStore } from '../store/store.js'
 import type { ElasticsearchAuth } from '../store/elasticsearch.js'
+import { intFlag } from './args.js'
 import type { CliIO } from './io.js'
 import { UsageError } from './io.js'
 
@@ -15,12 +16,31 @@ export const STORE_FLAGS = {
 
 export const STORE_HELP = `Store (embedded by default; Elasticsearch with --es or ES_URL):
   --store DIR        embedded store directory (default ./.simdup)
-  --es URL           Elasticsearch node (env ES_URL); user:pass@ in the URL is used, never printed
+  --es URL[,URL…]    Elasticsearch node, or several nodes of a cluster comma-separated (env
+                     ES_URL); user:pass@ in a URL is used, never printed
   --index NAME       Elasticsearch index (default simdup)
   --es-api-key KEY   API key (env ES_API_KEY); or env ES_USERNAME + ES_PASSWORD
   --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)
   Credentials given as arguments (--es-api-key, user:pass@ in --es) are visible to other users
   of the machine in \`ps\`: prefer the environment variables.`
+
+/** Flags of the commands that may create the index (\`simdup index\`). */
+export const INDEX_LAYOUT_FLAGS = {
+  shards: { type: 'string' },
+  replicas: { type: 'string' },
+} as const
+
+export const INDEX_LAYOUT_HELP = `  --shards N         primary shards of an index simdup creates: 1 to 1024 (default 1)
+  --replicas N       replicas of each shard: 0 to 10 (default 0; 1 on a cluster, so a lost node
+                     loses nothing); an existing index keeps its own settings`
+
+/** `--shards` / `--replicas` as store options (absent flags leave the store's defaults). */
+export function indexLayoutFromFlags(values: { shards?: string | undefined; replicas?: string | undefined }): { shards?: number; replicas?: number } {
+  return {
+    ...(values.shards === undefined ? {} : { shards: intFlag(values.shards, 'shards', 1, 1, 1024) }),
+    ...(values.replicas === undefined ? {} : { replicas: intFlag(values.replicas, 'replicas', 0, 0, 10) }),
+  }
+}
 
 type StoreFlagValues = { store?: string | undefined; es?: string | undefined; index?: string | undefined; 'es-api-key'?: string | undefined; 'es-ca'?: string | undefined }
 
@@ -45,12 +65,18 @@ export function formatDamage(d: LogDamageReport, dir: string): string {
 /**
  * Opens the store the flags name: Elasticsearch with --es / ES_URL, else the embedded store in
  * --store (default ./.simdup). `readOnly` (clusters, cluster, explain): nothing is created, locked
- * or repaired; a store or index that does not exist is NOT_FOUND.
+ * or repaired; a store or index that does not exist is NOT_FOUND. `layout`: shards / replicas of
+ * an index the store creates (`simdup index --shards/--replicas`).
  */
-export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO, { readOnly = false } = {}): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
+export async function openStoreFromFlags(
+  values: StoreFlagValues,
+  io: CliIO,
+  { readOnly = false, layout = {} }: { readOnly?: boolean; layout?: { shards?: number; replicas?: number } } = {},
+): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
   const url = values.es ?? (io.env.ES_URL === '' ? undefined : io.env.ES_URL)
   if (url === undefined) {
     if (values.index !== undefined) throw new UsageError('--index needs --es URL (or ES_URL).')
+    if (Object.keys(layout).length > 0) throw new UsageError('--shards and --replicas need --es URL (or ES_URL): the embedded store has no shards.')
     const dir = resolve(io.cwd, values.store ?? '.simdup')
     const store = await openMemoryStore({ dir, readOnly })
     const damage = store.stats().damage
@@ -68,6 +94,7 @@ export async function openStoreFromFlags(values: StoreFlagValues, io: CliIO, { r
   const store = await createElasticsearchStore({
     node: url,
     index: values.index ?? 'simdup',
+    ...layout,
     ...(readOnly ? { ensureIndex: 'existing' as const } : {}),
     ...(auth === undefined ? {} : { auth }),
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),

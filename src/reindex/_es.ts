@@ -9,11 +9,11 @@ import { fieldSort, type FieldSort } from './_sort.js'
 export type Requester = <T>(action: string, index: string, fn: () => Promise<T>) => Promise<T>
 
 /** Every credential the connection options carry, for redaction. */
-function secretsOf(node: string | undefined, auth: ElasticsearchAuth | undefined): string[] {
+function secretsOf(node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): string[] {
   const out: string[] = []
-  if (node !== undefined) {
+  for (const one of node === undefined ? [] : typeof node === 'string' ? node.split(',') : node) {
     try {
-      const u = new URL(node)
+      const u = new URL(String(one).trim())
       if (u.password !== '') out.push(u.password, decodeURIComponent(u.password), `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
     } catch {
       // The store already refused an unparsable URL.
@@ -28,9 +28,9 @@ function secretsOf(node: string | undefined, auth: ElasticsearchAuth | undefined
 }
 
 /** The requester for this job's own calls (reads, copies), worded and redacted like the store's. */
-export function makeRequester(policy: RetryPolicy, node: string | undefined, auth: ElasticsearchAuth | undefined): Requester {
+export function makeRequester(policy: RetryPolicy, node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): Requester {
   const redactor = new Redactor(secretsOf(node, auth))
-  const where = node === undefined ? '(client)' : displayUrl(node)
+  const where = node === undefined ? '(client)' : (typeof node === 'string' ? node.split(',') : node).map((u) => displayUrl(String(u).trim())).join(',')
   return async (action, index, fn) => {
     try {
       return await withRetries(policy, fn)
@@ -115,7 +115,13 @@ const COPIED_SETTINGS = ['number_of_shards', 'number_of_replicas', 'analysis', '
  * dedup-fields component template). A required `_routing` is dropped: copies are routed by id,
  * which is also what the store's updates use.
  */
-export async function createDest(client: Client, dest: string, info: SourceInfo, request: Requester): Promise<void> {
+export async function createDest(
+  client: Client,
+  dest: string,
+  info: SourceInfo,
+  request: Requester,
+  layout: { shards: number | null; replicas: number | null } = { shards: null, replicas: null },
+): Promise<void> {
   if (!info.sameMappings) {
     throw new DedupError(
       'INVALID_OPTION',
@@ -128,6 +134,8 @@ export async function createDest(client: Client, dest: string, info: SourceInfo,
   mappings.properties = { ...((mappings.properties ?? {}) as Record<string, unknown>), ...structuredClone(DEDUP_PROPERTIES) }
   const settings: Record<string, unknown> = {}
   for (const key of COPIED_SETTINGS) if (info.settings[key] !== undefined) settings[key] = structuredClone(info.settings[key])
+  if (layout.shards !== null) settings.number_of_shards = layout.shards
+  if (layout.replicas !== null) settings.number_of_replicas = layout.replicas
   await request('index creation', dest, () =>
     client.indices.create({ index: dest, settings: settings as estypes.IndicesIndexSettings, mappings: mappings as estypes.MappingTypeMapping }),
   )

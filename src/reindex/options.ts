@@ -47,8 +47,11 @@ export interface ReindexProgress {
 
 /** Options of `reindex`. Connection: `node` (+ `auth`, `caFile`) or a `client` you own. */
 export interface ReindexOptions {
-  /** URL of a node, e.g. `http://127.0.0.1:9200`; `user:pass@` in it is used and never shown. */
-  node?: string
+  /**
+   * URL of a node, e.g. `http://127.0.0.1:9200`, or of several (an array, or comma-separated) as
+   * in the store's `node`; `user:pass@` in it is used and never shown.
+   */
+  node?: string | readonly string[]
   auth?: ElasticsearchAuth
   /** PEM file of the CA that signed the node's certificate (https). */
   caFile?: string
@@ -60,6 +63,10 @@ export interface ReindexOptions {
   source: string
   /** Index to write copies with dedup fields into; created with the source's mapping + the `dedup` object when missing. */
   dest?: string
+  /** Primary shards of `dest` when this job creates it (range 1–1024). @default the source's */
+  shards?: number
+  /** Replicas of each shard of `dest` when this job creates it (range 0–10). @default the source's */
+  replicas?: number
   /** Write only the `dedup` object of each source document (partial updates). Exactly one of `dest` / `inPlace`. */
   inPlace?: boolean
   /** @default { title: 'title', content: 'content', url: 'url' } */
@@ -119,6 +126,9 @@ export interface ResolvedReindexOptions {
   readonly source: string
   readonly dest: string | null
   readonly inPlace: boolean
+  /** Shards / replicas of a `dest` this job creates; null = the source's. */
+  readonly shards: number | null
+  readonly replicas: number | null
   /** The index written: `dest`, or `source` in place. */
   readonly target: string
   readonly fields: Readonly<ReindexFieldMap>
@@ -248,6 +258,8 @@ export function resolveReindexOptions(options: ReindexOptions): ResolvedReindexO
     source: options.source,
     dest,
     inPlace,
+    shards: options.shards === undefined ? null : int('shards', options.shards, 1, 1024),
+    replicas: options.replicas === undefined ? null : int('replicas', options.replicas, 0, 10),
     target: dest ?? options.source,
     fields: Object.freeze(fields),
     idField,

@@ -208,7 +208,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
     }
     const total = await countDocs(client, o.source, request)
     if (o.dest !== null) {
-      if (!(await indexExists(client, o.dest, request))) await createDest(client, o.dest, info, request)
+      if (!(await indexExists(client, o.dest, request))) await createDest(client, o.dest, info, request, o)
       else if (cp === null && !o.restart) {
         throw new DedupError(
           'INVALID_OPTION',

@@ -67,10 +67,16 @@ export const SIMDUP_INDEX_TEMPLATE = Object.freeze({
   _meta: { description: 'simdup standalone dedup index: dedup fields only, nothing mapped dynamically.' },
 })
 
-/** What `indices.create` gets when the store creates a standalone index itself (no templates needed). */
-export function simdupIndexBody(): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
+/**
+ * What `indices.create` gets when the store creates a standalone index itself (no templates
+ * needed); shards and replicas default to the template's 1 / 0.
+ */
+export function simdupIndexBody(layout: { shards?: number; replicas?: number } = {}): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
   return {
-    settings: { ...SIMDUP_INDEX_SETTINGS },
+    settings: {
+      number_of_shards: layout.shards ?? SIMDUP_INDEX_SETTINGS.number_of_shards,
+      number_of_replicas: layout.replicas ?? SIMDUP_INDEX_SETTINGS.number_of_replicas,
+    },
     mappings: { dynamic: false, properties: structuredClone(DEDUP_PROPERTIES) },
   }
 }

@@ -46,6 +46,17 @@ export interface ElasticsearchStoreBaseOptions {
    * index refresh and the store bridges the gap with its pending list. @default false
    */
   refresh?: boolean | 'wait_for'
+  /**
+   * Primary shards of an index the store creates (`ensureIndex` 'create' or 'add-fields' on a
+   * missing index; an existing index keeps its own). 1 suits one node; on a cluster, about one
+   * per data node. @default 1 (range 1–1024)
+   */
+  shards?: number
+  /**
+   * Replica copies of each shard of an index the store creates. 0 on one node (a replica could
+   * never be placed); 1 or more on a cluster, so losing a node loses no data. @default 0 (range 0–10)
+   */
+  replicas?: number
   /** Requests in flight at once (bulk and msearch), via p-queue. @default 2 (range 1–64) */
   concurrency?: number
   /** Records per `_bulk` request. @default 1000 (range 1–100 000) */
@@ -77,8 +88,13 @@ export interface ElasticsearchStoreBaseOptions {
 export type ElasticsearchStoreOptions<C = unknown> = ElasticsearchStoreBaseOptions &
   (
     | {
-        /** URL of a node, e.g. `http://127.0.0.1:9200`; `user:pass@` in it is used as credentials and never shown. */
-        node: string
+        /**
+         * URL of a node, e.g. `http://127.0.0.1:9200`, or of several nodes of one cluster (an array,
+         * or one string with the URLs comma-separated as `npm run es:start` prints them): requests
+         * go round-robin, and one that cannot connect is retried at once on another node.
+         * `user:pass@` in a URL is used as credentials and never shown.
+         */
+        node: string | readonly string[]
         client?: undefined
         auth?: ElasticsearchAuth
         /** PEM file of the CA that signed the node's certificate (https). */
@@ -100,6 +116,8 @@ export type ElasticsearchStoreOptions<C = unknown> = ElasticsearchStoreBaseOptio
 export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
   ensureIndex: 'create' as EnsureIndex,
   refresh: false as boolean | 'wait_for',
+  shards: 1,
+  replicas: 0,
   concurrency: 2,
   bulkSize: 1000,
   msearchSize: 500,
@@ -119,6 +137,8 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly upsert: boolean
   readonly requireSequence: boolean
   readonly refresh: boolean | 'wait_for'
+  readonly shards: number
+  readonly replicas: number
   readonly concurrency: number
   readonly bulkSize: number
   readonly msearchSize: number
@@ -129,6 +149,36 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly pendingTtlMs: number | undefined
   readonly maxPending: number
   readonly requestTimeoutMs: number
+}
+
+/**
+ * The node URLs of `node`: one URL, an array of URLs, or URLs separated by commas (spaces around
+ * them ignored). Throws INVALID_OPTION naming the position of a bad entry, never its text (it may
+ * carry a password).
+ * @example parseNodeUrls('http://127.0.0.1:9250,http://127.0.0.1:9251') // ['http://127.0.0.1:9250', 'http://127.0.0.1:9251']
+ */
+export function parseNodeUrls(node: unknown): string[] {
+  const list = typeof node === 'string' ? node.split(',') : Array.isArray(node) ? (node as unknown[]) : null
+  if (list === null || list.length === 0) {
+    throw new DedupError('INVALID_OPTION', 'Expected `node` to be a URL such as `http://127.0.0.1:9200`, a list of them, or URLs separated by commas.')
+  }
+  const urls = list.map((entry, i) => {
+    const url = typeof entry === 'string' ? entry.trim() : ''
+    let ok = /^https?:\/\/[^/]/.test(url)
+    if (ok) {
+      try {
+        new URL(url)
+      } catch {
+        ok = false
+      }
+    }
+    if (!ok) {
+      const where = list.length === 1 ? '' : ` (entry ${i + 1} of ${list.length})`
+      throw new DedupError('INVALID_OPTION', `Expected \`node\`${where} to be an http:// or https:// URL such as \`http://127.0.0.1:9200\`.`)
+    }
+    return url
+  })
+  return urls
 }
 
 function int(name: string, value: number, min: number, max: number, hint = ''): number {
@@ -152,10 +202,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
   if ((o.node === undefined) === (o.client === undefined)) {
     throw new DedupError('INVALID_OPTION', 'Expected exactly one of `node` (a URL) or `client` (an Elasticsearch client), got ' + (o.node === undefined ? 'neither.' : 'both.'))
   }
-  if (o.node !== undefined && (typeof o.node !== 'string' || !/^https?:\/\//.test(o.node))) {
-    // Never echo the value: it may carry a password.
-    throw new DedupError('INVALID_OPTION', 'Expected `node` to be an http:// or https:// URL such as `http://127.0.0.1:9200`.')
-  }
+  if (o.node !== undefined) parseNodeUrls(o.node)
   // Elasticsearch's own rules for index names, so a bad name fails here and not on the first write.
   if (typeof o.index !== 'string' || !/^[a-z0-9][a-z0-9_.+-]*$/.test(o.index) || o.index.length > 255 || o.index === '.' || o.index === '..') {
     throw new DedupError(
@@ -192,6 +239,8 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     upsert,
     requireSequence,
     refresh: o.refresh,
+    shards: int('shards', o.shards, 1, 1024),
+    replicas: int('replicas', o.replicas, 0, 10),
     concurrency: int('concurrency', o.concurrency, 1, 64),
     bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),
     msearchSize: int('msearchSize', o.msearchSize, 1, 10_000),

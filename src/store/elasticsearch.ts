@@ -31,6 +31,7 @@ import {
   type RetryPolicy,
 } from './_es-errors.js'
 import {
+  parseNodeUrls,
   parseRefreshInterval,
   resolveElasticsearchStoreOptions,
   type ElasticsearchStoreOptions as StoreOptionsOf,
@@ -120,9 +121,10 @@ function actionId(action: unknown): string {
 /** Collects every credential the options carry, for redaction. */
 function secretsOf(options: ElasticsearchStoreOptions): string[] {
   const out: string[] = []
-  if (options.node !== undefined) {
+  const nodes = options.node === undefined ? [] : typeof options.node === 'string' ? options.node.split(',') : options.node
+  for (const node of nodes) {
     try {
-      const u = new URL(options.node)
+      const u = new URL(String(node).trim())
       if (u.password !== '') {
         out.push(u.password, decodeURIComponent(u.password))
         out.push(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
@@ -138,6 +140,26 @@ function secretsOf(options: ElasticsearchStoreOptions): string[] {
     else out.push(auth.apiKey.api_key, `${auth.apiKey.id}:${auth.apiKey.api_key}`)
   }
   return out
+}
+
+/**
+ * Whether a terms aggregation's top clusters (count desc, key asc) are provably the true ones:
+ * every count exact, and no cluster left out could reach the last one shown (or `minSize` when
+ * fewer than `limit` came back). Always so on one shard; on several, each shard only sends its
+ * own top `shard_size`.
+ */
+function topTermsAreExact(
+  agg: estypes.AggregationsStringTermsAggregate | undefined,
+  buckets: readonly estypes.AggregationsStringTermsBucket[],
+  limit: number,
+  minSize: number,
+): boolean {
+  if (agg === undefined) return true
+  const missing = agg.doc_count_error_upper_bound ?? 0
+  if (missing === 0) return buckets.every((b) => (b.doc_count_error_upper_bound ?? 0) === 0)
+  if (buckets.some((b) => (b.doc_count_error_upper_bound ?? 0) !== 0)) return false
+  // A cluster left out has at most `missing` members; ties are ordered by id, so it must be fewer.
+  return buckets.length < limit ? missing < minSize : missing < buckets[buckets.length - 1]!.doc_count
 }
 
 class EsStore implements ElasticsearchStore {
@@ -215,7 +237,7 @@ class EsStore implements ElasticsearchStore {
   }
 
   private async createIndex(): Promise<void> {
-    const body = simdupIndexBody()
+    const body = simdupIndexBody({ shards: this.options.shards, replicas: this.options.replicas })
     try {
       await this.request('index creation', () =>
         this.client.indices.create({
@@ -748,6 +770,7 @@ class EsStore implements ElasticsearchStore {
               shard_size: Math.min(Math.max(1000, limit * 20), 65_000),
               min_doc_count: minSize,
               order: [{ _count: 'desc' }, { _key: 'asc' }],
+              show_term_doc_count_error: true,
             },
           },
         },
@@ -755,7 +778,44 @@ class EsStore implements ElasticsearchStore {
     )
     const agg = res.aggregations?.clusters as estypes.AggregationsStringTermsAggregate | undefined
     const buckets = (agg?.buckets ?? []) as estypes.AggregationsStringTermsBucket[]
-    return buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
+    const top = buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
+    return topTermsAreExact(agg, buckets, limit, minSize) ? top : this.topClustersExact(limit, minSize)
+  }
+
+  /**
+   * The largest clusters counted over every cluster id (a composite aggregation, paged): exact on
+   * any number of shards, at the cost of one bucket per cluster. Used when the terms aggregation's
+   * error bounds cannot prove its answer.
+   */
+  private async topClustersExact(limit: number, minSize: number): Promise<{ clusterId: string; size: number }[]> {
+    const best: { clusterId: string; size: number }[] = []
+    const order = (a: { clusterId: string; size: number }, b: { clusterId: string; size: number }) =>
+      b.size - a.size || (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0)
+    let after: Record<string, string | number | boolean | null> | undefined
+    for (;;) {
+      const page = await this.request('_search (topClusters, composite)', () =>
+        this.client.search({
+          index: this.index,
+          size: 0,
+          track_total_hits: false,
+          query: { exists: { field: 'dedup.id' } },
+          aggs: {
+            clusters: {
+              composite: { size: 10_000, sources: [{ id: { terms: { field: 'dedup.cluster_id' } } }], ...(after === undefined ? {} : { after }) },
+            },
+          },
+        }),
+      )
+      const agg = page.aggregations?.clusters as estypes.AggregationsCompositeAggregate | undefined
+      const buckets = (agg?.buckets ?? []) as estypes.AggregationsCompositeBucket[]
+      for (const b of buckets) if (b.doc_count >= minSize) best.push({ clusterId: String(b.key.id), size: b.doc_count })
+      // Keep the list short: sort and cut once it is well past the limit.
+      if (best.length > 2 * limit + 10_000) best.sort(order).length = limit
+      if (buckets.length === 0 || agg?.after_key === undefined) break
+      after = agg.after_key as Record<string, string | number | boolean | null>
+    }
+    best.sort(order)
+    return best.slice(0, limit)
   }
 
   async versions(): Promise<string[]> {
@@ -825,11 +885,13 @@ export async function createElasticsearchStore(options: ElasticsearchStoreOption
     const first = client.connectionPool.connections[0]
     node = first === undefined ? '(client)' : displayUrl(first.url.toString())
   } else {
-    node = displayUrl(options.node)
+    const nodes = parseNodeUrls(options.node)
+    node = nodes.map(displayUrl).join(',')
     const clientOptions: ClientOptions = {
-      node: options.node,
-      // The store retries with back-off itself; the transport's immediate retries would multiply them.
-      maxRetries: 0,
+      nodes,
+      // The store retries with back-off itself. The transport retries only to move to another
+      // node: a connection error marks the node dead and the next attempt goes to a live one.
+      maxRetries: nodes.length - 1,
       requestTimeout: resolved.requestTimeoutMs,
     }
     if (options.auth !== undefined) clientOptions.auth = options.auth

@@ -15,10 +15,18 @@ import { Client } from '@elastic/elasticsearch'
 /** Where the node came from. */
 export type ElasticsearchSource = 'ES_URL' | 'testcontainers' | 'launcher'
 
+type Found = Omit<AcquiredElasticsearch, 'version' | 'flavor' | 'nodes'>
+
 /** A node ready for requests, and how to give it back. */
 export interface AcquiredElasticsearch {
-  /** Base URL for `new Client({ node: url })`; may carry credentials (testcontainers). */
+  /**
+   * Node URL(s) as `--es` and the store's `node` take them: one URL, or several comma-separated
+   * when `ES_URL` names a cluster (`ES_NODES=3 npm run es:start` prints such a list); may carry
+   * credentials (testcontainers).
+   */
   url: string
+  /** The same URLs one by one, for `new Client({ nodes })`. */
+  nodes: string[]
   /** `version.number` from `GET /`, e.g. `8.19.21`. */
   version: string
   /** `version.build_flavor` from `GET /`, e.g. `default`. */
@@ -52,14 +60,22 @@ function run(file: string, args: readonly string[], timeoutMs: number): Promise<
 
 /** Credentials in a URL must never reach a log line. */
 function redact(url: string): string {
-  const u = new URL(url)
-  if (u.password !== '') u.password = '***'
-  return u.toString().replace(/\/$/, '')
+  return splitNodes(url)
+    .map((one) => {
+      const u = new URL(one)
+      if (u.password !== '') u.password = '***'
+      return u.toString().replace(/\/$/, '')
+    })
+    .join(',')
+}
+
+function splitNodes(url: string): string[] {
+  return url.split(',').map((one) => one.trim()).filter((one) => one !== '')
 }
 
 /** Reads version and build flavour from `GET /`; throws if the node does not answer. */
 async function describeNode(url: string): Promise<{ version: string; flavor: string }> {
-  const client = new Client({ node: url, requestTimeout: 10_000, maxRetries: 1 })
+  const client = new Client({ nodes: splitNodes(url), requestTimeout: 10_000, maxRetries: 1 })
   try {
     const info = await client.info()
     return { version: info.version.number, flavor: info.version.build_flavor }
@@ -74,7 +90,7 @@ async function dockerEngineAnswers(): Promise<boolean> {
   return code === 0
 }
 
-async function fromContainer(): Promise<Omit<AcquiredElasticsearch, 'version' | 'flavor'>> {
+async function fromContainer(): Promise<Found> {
   // Imported lazily: testcontainers is slow to load and useless without Docker.
   const { ElasticsearchContainer } = await import('@testcontainers/elasticsearch')
   const password = 'simdup-test'
@@ -141,7 +157,7 @@ function processAlive(pid: number): boolean {
   }
 }
 
-async function fromLauncher(): Promise<Omit<AcquiredElasticsearch, 'version' | 'flavor'>> {
+async function fromLauncher(): Promise<Found> {
   const lease = new LauncherLease(process.env.ES_PORT ?? '9200')
   await lease.take() // before starting, so a finishing file cannot stop the node in between
   const started = await run('bash', ['scripts/es-start.sh'], LAUNCHER_TIMEOUT_MS)
@@ -174,13 +190,13 @@ async function fromLauncher(): Promise<Omit<AcquiredElasticsearch, 'version' | '
  *
  * @example
  * const es = await acquireElasticsearch()
- * const client = new Client({ node: es.url })
+ * const client = new Client({ nodes: es.nodes })
  * // … tests …
  * await client.close(); await es.stop()
  */
 export async function acquireElasticsearch(): Promise<AcquiredElasticsearch> {
   const envUrl = process.env.ES_URL
-  const node: Omit<AcquiredElasticsearch, 'version' | 'flavor'> =
+  const node: Found =
     envUrl !== undefined && envUrl !== ''
       ? { url: envUrl, source: 'ES_URL', stop: async () => {} }
       : (await dockerEngineAnswers())
@@ -195,5 +211,35 @@ export async function acquireElasticsearch(): Promise<AcquiredElasticsearch> {
     throw new Error(`Elasticsearch from ${node.source} at ${redact(node.url)} does not answer GET /`, { cause: err })
   }
   console.info(`[es-node] Elasticsearch ${about.version} (${about.flavor}) from ${node.source} at ${redact(node.url)}`)
-  return { ...node, ...about }
+  return { ...node, ...about, nodes: splitNodes(node.url) }
+}
+
+/**
+ * Shards and replicas for the indices the tests create, from `SIMDUP_TEST_SHARDS` and
+ * `SIMDUP_TEST_REPLICAS` (unset: the store's defaults, 1 and 0). Set them to run the suites on a
+ * cluster, e.g. `SIMDUP_TEST_SHARDS=3 SIMDUP_TEST_REPLICAS=1` on three nodes. Spread into store
+ * options; `testIndexSettings()` gives the same as index settings, `testIndexFlags()` as CLI flags.
+ */
+export function testIndexOptions(): { shards?: number; replicas?: number } {
+  const read = (name: string): number | undefined => {
+    const text = process.env[name]
+    if (text === undefined || text === '') return undefined
+    if (!/^\d+$/.test(text)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(text)}`)
+    return Number(text)
+  }
+  const shards = read('SIMDUP_TEST_SHARDS')
+  const replicas = read('SIMDUP_TEST_REPLICAS')
+  return { ...(shards === undefined ? {} : { shards }), ...(replicas === undefined ? {} : { replicas }) }
+}
+
+/** `testIndexOptions()` as the settings of an index a test creates itself. */
+export function testIndexSettings(): { number_of_shards?: number; number_of_replicas?: number } {
+  const o = testIndexOptions()
+  return { ...(o.shards === undefined ? {} : { number_of_shards: o.shards }), ...(o.replicas === undefined ? {} : { number_of_replicas: o.replicas }) }
+}
+
+/** `testIndexOptions()` as `simdup index` / `simdup reindex` flags. */
+export function testIndexFlags(): string[] {
+  const o = testIndexOptions()
+  return [...(o.shards === undefined ? [] : ['--shards', String(o.shards)]), ...(o.replicas === undefined ? [] : ['--replicas', String(o.replicas)])]
 }

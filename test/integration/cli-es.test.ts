@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexFlags, testIndexOptions } from '../helpers/es-node.js'
 import { expectConsistent } from '../helpers/rerun.js'
 import { createDeduplicator, createElasticsearchStore, matchCandidate, type FingerprintRecord } from '../../src/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
@@ -25,7 +25,7 @@ const indexName = (tag: string) => {
 beforeAll(async () => {
   es = await acquireElasticsearch()
   console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source}`)
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   dir = mkdtempSync(join(tmpdir(), 'simdup-cli-es-'))
 })
 afterAll(async () => {
@@ -69,7 +69,7 @@ describe('simdup index --es', () => {
   test('gives the same decisions as the embedded store', async () => {
     writeFileSync(join(dir, 'same.jsonl'), lines(docs('s', 60)))
     const index = indexName('same')
-    const onEs = await run(['index', 'same.jsonl', '--out', 'es.jsonl', '--es', es.url, '--index', index, '--batch', '16'])
+    const onEs = await run(['index', 'same.jsonl', '--out', 'es.jsonl', '--es', es.url, '--index', index, '--batch', '16', ...testIndexFlags()])
     expect(onEs.code, onEs.stderr).toBe(0)
     const embedded = await run(['index', 'same.jsonl', '--out', 'mem.jsonl', '--store', 'mem', '--batch', '16'])
     expect(embedded.code).toBe(0)
@@ -91,7 +91,7 @@ describe('simdup index --es', () => {
     writeFileSync(join(dir, 'right.jsonl'), lines(all.filter((_, i) => i % 2 === 1 || i % 5 === 0)))
     const index = indexName('race')
     // Create the index first so the two processes do not race to create it.
-    await (await createElasticsearchStore({ node: es.url, index })).close()
+    await (await createElasticsearchStore({ node: es.url, index, ...testIndexOptions() })).close()
     const [l, r] = await Promise.all([
       run(['index', 'left.jsonl', '--out', 'l.jsonl', '--es', es.url, '--index', index, '--batch', '5', '--quiet']),
       run(['index', 'right.jsonl', '--out', 'r.jsonl', '--es', es.url, '--index', index, '--batch', '5', '--quiet']),
@@ -121,7 +121,7 @@ describe('simdup index --es', () => {
     let cut = false
     let bytes = 0
     const sockets = new Set<net.Socket>()
-    const target = new URL(es.url)
+    const target = new URL(es.nodes[0]!)
     const proxy = net.createServer((c) => {
       if (cut) return c.destroy()
       const up = net.connect(Number(target.port), target.hostname)
@@ -145,7 +145,7 @@ describe('simdup index --es', () => {
     const index = indexName('down')
     const input = docs('k', 200)
     writeFileSync(join(dir, 'down.jsonl'), lines(input))
-    const first = await run(['index', 'down.jsonl', '--out', 'd1.jsonl', '--es', `http://127.0.0.1:${port}`, '--index', index, '--batch', '20'])
+    const first = await run(['index', 'down.jsonl', '--out', 'd1.jsonl', '--es', `http://127.0.0.1:${port}`, '--index', index, '--batch', '20', ...testIndexFlags()])
     proxy.close()
     expect(first.code).toBe(1)
     expect(first.stderr).toMatch(/STORE_UNAVAILABLE|STORE_REQUEST_FAILED/)
@@ -156,7 +156,7 @@ describe('simdup index --es', () => {
     const stored = new Set((await records(index)).map((x) => x.id))
     for (const d of reported) expect(stored.has(d.id)).toBe(true)
     // Re-run the same input against the node: everything is there exactly once.
-    const second = await run(['index', 'down.jsonl', '--out', 'd2.jsonl', '--es', es.url, '--index', index, '--batch', '20', '--quiet'])
+    const second = await run(['index', 'down.jsonl', '--out', 'd2.jsonl', '--es', es.url, '--index', index, '--batch', '20', '--quiet', ...testIndexFlags()])
     expect(second.code, second.stderr).toBe(0)
     await client.indices.refresh({ index })
     expect((await client.count({ index })).count).toBe(200)

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { Client, errors } from '@elastic/elasticsearch'
-import { acquireElasticsearch, type AcquiredElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, type AcquiredElasticsearch, testIndexSettings } from '../helpers/es-node.js'
 
 const INDEX = `simdup-smoke-${process.pid}`
 const TEMPLATED = `${INDEX}-templated`
@@ -46,12 +46,12 @@ const ignore404 = { ignore: [404] }
 
 beforeAll(async () => {
   es = await acquireElasticsearch()
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   const nodes = await client.nodes.info({ node_id: '_local', metric: 'plugins' })
   modules = new Set(Object.values(nodes.nodes).flatMap((n) => (n.modules ?? []).map((m) => m.name)))
   await client.indices.create({
     index: INDEX,
-    settings: { number_of_shards: 2, number_of_replicas: 0 },
+    settings: { number_of_shards: 2, number_of_replicas: 0, ...testIndexSettings() },
     mappings: MAPPINGS,
   })
   const bulk = await client.bulk({

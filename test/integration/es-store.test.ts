@@ -8,7 +8,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../../src/t
 import { createElasticsearchStore, DEDUP_FIELDS_COMPONENT, DEFAULT_ELASTICSEARCH_STORE_OPTIONS, SIMDUP_INDEX_TEMPLATE, type ElasticsearchStore, type ElasticsearchStoreOptions } from '../../src/store/elasticsearch.js'
 import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/blocks.js'
 import { hamming } from '../../src/fingerprint/hamming.js'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { slowHamming } from '../helpers/fingerprints.js'
 import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
@@ -21,7 +21,7 @@ let es: Node
 beforeAll(async () => {
   // Fails (never skips) when no node can be started: CI must not pass without Elasticsearch.
   es = await acquireElasticsearch()
-  console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source} at ${withoutCredentials(es.url).href}`)
+  console.log(`Elasticsearch ${es.version} (${es.flavor}) from ${es.source} at ${withoutCredentials(es.nodes[0]!).href}`)
 })
 
 afterAll(async () => {
@@ -57,11 +57,11 @@ function withCredentials(url: string, user: string, password: string): string {
 
 /** An admin call with plain fetch (tests stay off the client the store wraps). */
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const u = new URL(es.url)
+  const u = new URL(es.nodes[0]!)
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   // fetch refuses URLs with credentials: send them as a header.
   if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-  const res = await fetch(new URL(path, withoutCredentials(es.url)), {
+  const res = await fetch(new URL(path, withoutCredentials(es.nodes[0]!)), {
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -81,7 +81,7 @@ afterEach(async () => {
 type StoreOverrides = Partial<Omit<ElasticsearchStoreOptions, 'node' | 'client' | 'index'>>
 
 async function makeStore(over: StoreOverrides = {}, index = nextIndex()): Promise<ElasticsearchStore> {
-  return createElasticsearchStore({ node: es.url, index, ...over } as ElasticsearchStoreOptions)
+  return createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), ...over } as ElasticsearchStoreOptions)
 }
 
 /** Indices of stores closed during the current test, free for the next store of that test. */
@@ -154,7 +154,8 @@ describe('elasticsearch store: mapping', () => {
 
   test('a created index has exactly the mapping of mappings/, one shard and no replica', async () => {
     const index = nextIndex()
-    const store = await makeStore({}, index)
+    // The store's own defaults, whatever SIMDUP_TEST_SHARDS / _REPLICAS ask of the other tests.
+    const store = await createElasticsearchStore({ node: es.url, index })
     await store.close()
     const file = readJson('mappings/dedup-fields.json') as { template: { mappings: { properties: unknown } } }
     const { json } = await admin('GET', `/${index}/_mapping`)
@@ -291,7 +292,7 @@ describe('elasticsearch store: candidates equal a brute-force scan of the index'
         // growing index of planted neighbours, far decoys sharing blocks, and random records.
         // Band terms here are shared by a third of a run's records: with the bound far above that,
         // the union search's own logic is what meets the scan (the bound: contract-bands.ts).
-        store = await createElasticsearchStore({ node: es.url, index: `simdup-test-${process.pid}-bf${scheme.blocks}`, maxPerBand: 1000 })
+        store = await createElasticsearchStore({ node: es.url, index: `simdup-test-${process.pid}-bf${scheme.blocks}`, maxPerBand: 1000, ...testIndexOptions() })
         const seed = Array.from({ length: 300 }, (_, i) => makeRecord(`seed-${i}`, { hi: (i * 0x9e3779b1) >>> 0, lo: (i * 0x85ebca77 + 1) >>> 0 }, { indexedAt: T0 + i }, scheme))
         await putAll(store, seed)
       })
@@ -567,9 +568,9 @@ describe('elasticsearch store: errors never show credentials', () => {
     const index = nextIndex()
     // The launcher's node has security off and ignores the credentials (the client still sends
     // them); a secured node (testcontainers) is reached with its own.
-    const node = new URL(es.url).password !== '' ? es.url : withCredentials(es.url, 'elastic', 't0p-secret')
+    const node = new URL(es.nodes[0]!).password !== '' ? es.nodes[0]! : withCredentials(es.nodes[0]!, 'elastic', 't0p-secret')
     const { username, password } = new URL(node)
-    const store = await createElasticsearchStore({ node, index })
+    const store = await createElasticsearchStore({ node, index, ...testIndexOptions() })
     try {
       await admin('DELETE', `/${index}`)
       const err: unknown = await store.candidates([query(BASE)]).catch((e: unknown) => e)

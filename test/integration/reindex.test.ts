@@ -15,7 +15,7 @@ import { reindex, parseFieldList, resolveReindexOptions, type ReindexOptions, ty
 import { compareSortValues } from '../../src/reindex/_sort.js'
 import { getPath, mapHit } from '../../src/reindex/_fields.js'
 import { run } from '../../src/cli/main.js'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexSettings } from '../helpers/es-node.js'
 import { fakeIO } from '../helpers/cli.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 import { mulberry32 } from '../helpers/random.js'
@@ -188,7 +188,7 @@ const name = (what: string) => {
 beforeAll(async () => {
   // Fails (never skips) when no node can be had: CI must not pass without Elasticsearch.
   es = await acquireElasticsearch()
-  client = new Client({ node: es.url })
+  client = new Client({ nodes: es.nodes })
   analyzer = createAnalyzer()
   ;({ docs: CORPUS, planted: PLANTED } = buildCorpus(analyzer))
   dir = mkdtempSync(join(tmpdir(), 'simdup-reindex-'))
@@ -212,7 +212,7 @@ async function makeSource(shards = 2): Promise<string> {
   const index = name('src')
   await client.indices.create({
     index,
-    settings: { number_of_shards: shards, number_of_replicas: 0 },
+    settings: { number_of_shards: shards, number_of_replicas: 0, ...testIndexSettings() },
     mappings: {
       properties: {
         meta: { properties: { title: { type: 'text' }, author: { type: 'keyword' } } },
@@ -369,7 +369,7 @@ describe('reindex --dest', () => {
   test('refuses an existing dest that no checkpoint continues, and a checkpoint of another job', async () => {
     const source = await makeSource()
     const dest = name('dest')
-    await client.indices.create({ index: dest })
+    await client.indices.create({ index: dest, settings: testIndexSettings() })
     await expect(reindex(base({ source, dest }))).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/already exists.*`restart`/) })
     const cp = join(dir, 'other-job.json')
     await expect(reindex(base({ source, dest, restart: true, checkpointFile: cp, maxBatches: 1 }))).resolves.toMatchObject({ status: 'stopped' })

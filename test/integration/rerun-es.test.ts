@@ -8,7 +8,7 @@ import { createAnalyzer, createDeduplicator, createElasticsearchStore, openMemor
 import type { ElasticsearchStore } from '../../src/store/elasticsearch.js'
 import { simdupIndexBody } from '../../src/store/_es-mapping.js'
 import { compareOrder } from '../../src/engine/match.js'
-import { acquireElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
 import { decided, expectConsistent, runInBatches, storedDecisions } from '../helpers/rerun.js'
@@ -35,7 +35,7 @@ function nextIndex(): string {
 
 /** An admin call with plain fetch (credentials, if any, as a header). */
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const u = new URL(es.url)
+  const u = new URL(es.nodes[0]!)
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
   u.username = ''
@@ -53,7 +53,7 @@ afterEach(async () => {
 })
 
 function open(index: string): Promise<ElasticsearchStore> {
-  return createElasticsearchStore({ node: es.url, index })
+  return createElasticsearchStore({ node: es.url, index, ...testIndexOptions() })
 }
 
 /** One run of `docs` over `index` with a fresh store and deduplicator, as one `simdup index` would do. */

@@ -15,7 +15,7 @@ import { InputError, OutputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
 import { openOutputFile, type OutputFile } from '../output-file.js'
 import { createProgress, formatSeconds } from '../progress.js'
-import { openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const INDEX_HELP = `simdup index <file.jsonl | -> [options]
@@ -59,6 +59,7 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --quiet            no progress, no summary (errors are still printed)
 ${ANALYZER_HELP}
 ${STORE_HELP}
+${INDEX_LAYOUT_HELP}
 
 Ctrl-C (or SIGTERM) stops after the batches in flight: the output files hold whole lines, every
 decision in them is stored, exit 130; a second Ctrl-C kills the run at once.
@@ -84,6 +85,7 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
   ...ANALYZER_FLAGS,
   ...STORE_FLAGS,
+  ...INDEX_LAYOUT_FLAGS,
 } as const
 
 /** `simdup index`: the main job. Returns the exit code. */
@@ -161,7 +163,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    opened = await openStoreFromFlags(values, io)
+    opened = await openStoreFromFlags(values, io, { layout: indexLayoutFromFlags(values) })
     const store = opened.store
     const dedup = createDeduplicator({
       store,

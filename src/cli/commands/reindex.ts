@@ -21,6 +21,8 @@ redone (--restart forces it).
 
   --source INDEX     index (or alias) to read
   --dest INDEX       write copies with dedup fields here (created if missing)
+  --shards N         primary shards of a --dest this job creates: 1 to 1024 (default: the source's)
+  --replicas N       replicas of each shard of that --dest: 0 to 10 (default: the source's)
   --in-place         write the dedup fields into the source documents instead
   --fields T,C,U     source fields holding title, content, url (default title,content,url);
                      dotted paths reach nested objects; leave an entry empty for none (",body,")
@@ -43,7 +45,8 @@ redone (--restart forces it).
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
 Elasticsearch:
-  --es URL           node (env ES_URL); user:pass@ in the URL is used, never shown
+  --es URL[,URL…]    node, or several nodes of a cluster comma-separated (env ES_URL);
+                     user:pass@ in a URL is used, never shown
   --es-api-key KEY   API key (env ES_API_KEY); or env ES_USERNAME + ES_PASSWORD
   --es-ca FILE       CA certificate (PEM) for https (env ES_CA_CERT)
   Credentials given as arguments are visible in \`ps\`: prefer the environment variables.
@@ -61,6 +64,8 @@ const FLAGS = {
   'es-ca': { type: 'string' },
   source: { type: 'string' },
   dest: { type: 'string' },
+  shards: { type: 'string' },
+  replicas: { type: 'string' },
   'in-place': { type: 'boolean' },
   fields: { type: 'string' },
   'id-field': { type: 'string' },
@@ -122,6 +127,8 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     node,
     source: values.source,
     ...(dest === null ? { inPlace: true } : { dest }),
+    ...(values.shards === undefined ? {} : { shards: intFlag(values.shards, 'shards', 1, 1, 1024) }),
+    ...(values.replicas === undefined ? {} : { replicas: intFlag(values.replicas, 'replicas', 0, 0, 10) }),
     ...(auth === undefined ? {} : { auth }),
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
     ...(values.fields === undefined ? {} : { fields: parseFieldList(values.fields) }),
