@@ -293,7 +293,9 @@ export function boundPendingBands(matches: readonly FingerprintRecord[], q: Cand
   const pc = popcount64(q.fingerprint)
   const taken = new Map<string, number>()
   const out: FingerprintRecord[] = []
-  for (const r of [...matches].sort((a, b) => b.indexedAt - a.indexedAt)) {
+  // Newest by first-insertion order (a batch's records share one indexedAt), as the engine bounds.
+  const order = (r: FingerprintRecord): number => r.seq ?? Number.POSITIVE_INFINITY
+  for (const r of [...matches].sort((a, b) => order(b) - order(a) || b.indexedAt - a.indexedAt)) {
     let keep = matchesCandidateQuery(r, noBands, pc)
     for (const b of q.bands) {
       if (r.bands === undefined || !r.bands.includes(b)) continue
