@@ -47,16 +47,19 @@ fail_with_log() {
   exit 1
 }
 
-# Prints the cluster health status (green/yellow/red) if an Elasticsearch node answers on $URL.
-# Node is used instead of curl because every machine that runs this project has it.
-health() {
+# Prints one field of the cluster health (status, number_of_nodes, …) of the node on $1, if one
+# answers. Node is used instead of curl because every machine that runs this project has it.
+health_field() { # url field
   node -e '
     fetch(process.argv[1] + "/_cluster/health", { signal: AbortSignal.timeout(2000) })
       .then((r) => r.json())
-      .then((b) => { if (typeof b.status !== "string") process.exit(1); console.log(b.status) })
+      .then((b) => { const v = b[process.argv[2]]; if (v === undefined || v === null) process.exit(1); console.log(v) })
       .catch(() => process.exit(1))
-  ' "$URL" 2>/dev/null
+  ' "$1" "$2" 2>/dev/null
 }
+
+# The health status (green/yellow/red) of the node on $URL.
+health() { health_field "$URL" status; }
 
 ready() {
   local status
@@ -65,14 +68,7 @@ ready() {
 }
 
 # Number of nodes in the cluster that the node on $1 belongs to.
-node_count() {
-  node -e '
-    fetch(process.argv[1] + "/_cluster/health", { signal: AbortSignal.timeout(2000) })
-      .then((r) => r.json())
-      .then((b) => { if (typeof b.number_of_nodes !== "number") process.exit(1); console.log(b.number_of_nodes) })
-      .catch(() => process.exit(1))
-  ' "$1" 2>/dev/null
-}
+node_count() { health_field "$1" number_of_nodes; }
 
 port_free() { # [port]
   node -e '
