@@ -99,6 +99,11 @@ export class Tables {
   private readonly seqs = new U32Column()
   /** Largest `seq` any row has held (fresh numbers start above it). */
   maxSeq = 0
+  /**
+   * Whether every row was written with a larger `seq` than all before it (no id written twice), so
+   * that row order is `seq` order and a newest-first walk may stop early (see `bandRoute`).
+   */
+  private seqOrdered = true
   private readonly meta = new DictColumn('uint32')
   private readonly alive = new BitColumn()
   /** Arena position of each group of 2^GROUP_BITS rows' string regions (in-memory store). */
@@ -207,6 +212,7 @@ export class Tables {
     this.time.set(row, v.indexedAt)
     this.seqs.set(row, v.seq)
     if (v.seq > this.maxSeq) this.maxSeq = v.seq
+    else this.seqOrdered = false
     this.alive.set(row, true)
     this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
     if (this.reader === null) this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
@@ -372,9 +378,10 @@ export class Tables {
    * `perBand` of them per term: those first indexed last (largest `seq`) among the rows that pass
    * the filters. Documents that share content share band terms, so a term's rows grow with the
    * store (a sentence or a cluster of copies seen thousands of times); the newest `perBand` keep
-   * the records read back, and so the cost of a lookup, flat. The chain itself is walked whole
-   * (typed-array reads, no record read) because write order is not `seq` order for re-written
-   * ids, and the engine bounds its in-batch candidates by `seq` too (engine/_bounds.ts).
+   * the records read back, and so the cost of a lookup, flat. Newest means by `seq`, as the engine
+   * bounds its in-batch candidates (engine/_bounds.ts): while no id was written twice, row order
+   * is `seq` order and the walk stops early; after that it walks the term's chain whole
+   * (typed-array reads; only the rows kept are read back) and takes the rows by `seq`.
    */
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
     let added = 0
@@ -385,10 +392,31 @@ export class Tables {
     // Where each collected row was found: (position, value) to confirm, or position -1 (explicit).
     const found = new Map<number, number>()
     let termValue = 0
+    let taken = 0
+    // Confirms a row's tag and adds it; true once the term has its `perBand` rows (or `max` is met).
+    const take = (row: number, termPosition: number, value: number): boolean => {
+      if (taken >= perBand || added >= max) return true
+      if (termPosition >= 0 && this.reader !== null) {
+        let values = confirmed.get(row)
+        if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
+        if (values === null || termPosition >= values.length || values[termPosition] !== value) return false
+      }
+      taken++
+      if (!seen.has(row)) {
+        seen.add(row)
+        out.push(row)
+        added++
+      }
+      return taken >= perBand || added >= max
+    }
+    // Rows are chained newest row first: while row order is seq order, the walk stops at the
+    // term's `perBand`-th row; otherwise it collects the term's rows and takes them by seq.
+    const ordered = this.seqOrdered
     const collect = (row: number, position: number, value: number): boolean => {
       // Rows first indexed after the query's document are never its candidates, and do not count
       // towards the bound: a re-run must see the same earlier rows as the first run (see `seqBound`).
       if (row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
+      if (ordered) return take(row, position, value)
       rows.push(row)
       found.set(row, position)
       termValue = value
@@ -399,23 +427,11 @@ export class Tables {
       if (typeof term !== 'string') continue
       rows.length = 0
       found.clear()
+      taken = 0
       this.bands.forEachRow(term, collect)
+      if (ordered) continue
       if (rows.length > 1) rows.sort((a, b) => this.seqs.get(b) - this.seqs.get(a))
-      let taken = 0
-      for (const row of rows) {
-        if (taken >= perBand || added >= max) break
-        const termPosition = found.get(row)!
-        if (termPosition >= 0 && this.reader !== null) {
-          let values = confirmed.get(row)
-          if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
-          if (values === null || termPosition >= values.length || values[termPosition] !== termValue) continue
-        }
-        taken++
-        if (seen.has(row)) continue
-        seen.add(row)
-        out.push(row)
-        added++
-      }
+      for (const row of rows) if (take(row, found.get(row)!, termValue)) break
     }
   }
 
