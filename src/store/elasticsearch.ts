@@ -755,28 +755,20 @@ class EsStore implements ElasticsearchStore {
     if (!Number.isInteger(minSize) || minSize < 1) throw new DedupError('INVALID_OPTION', `Expected \`minSize\` to be an integer ≥ 1, got ${describeValue(minSize)}.`)
     if (limit === 0) return []
     await this.syncReads()
-    const res = await this.request('_search (topClusters)', () =>
-      this.client.search({
-        index: this.index,
-        size: 0,
-        track_total_hits: false,
-        query: { exists: { field: 'dedup.id' } },
-        aggs: {
-          clusters: {
-            terms: {
-              field: 'dedup.cluster_id',
-              size: Math.min(limit, 65_000),
-              // Per-shard candidates: with several shards the default (size × 1.5 + 10) undercounts.
-              shard_size: Math.min(Math.max(1000, limit * 20), 65_000),
-              min_doc_count: minSize,
-              order: [{ _count: 'desc' }, { _key: 'asc' }],
-              show_term_doc_count_error: true,
-            },
-          },
+    const aggs = await this.aggregate('topClusters', {
+      clusters: {
+        terms: {
+          field: 'dedup.cluster_id',
+          size: Math.min(limit, 65_000),
+          // Per-shard candidates: with several shards the default (size × 1.5 + 10) undercounts.
+          shard_size: Math.min(Math.max(1000, limit * 20), 65_000),
+          min_doc_count: minSize,
+          order: [{ _count: 'desc' }, { _key: 'asc' }],
+          show_term_doc_count_error: true,
         },
-      }),
-    )
-    const agg = res.aggregations?.clusters as estypes.AggregationsStringTermsAggregate | undefined
+      },
+    })
+    const agg = aggs?.clusters as estypes.AggregationsStringTermsAggregate | undefined
     const buckets = (agg?.buckets ?? []) as estypes.AggregationsStringTermsBucket[]
     const top = buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
     return topTermsAreExact(agg, buckets, limit, minSize) ? top : this.topClustersExact(limit, minSize)
@@ -793,20 +785,12 @@ class EsStore implements ElasticsearchStore {
       b.size - a.size || (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0)
     let after: Record<string, string | number | boolean | null> | undefined
     for (;;) {
-      const page = await this.request('_search (topClusters, composite)', () =>
-        this.client.search({
-          index: this.index,
-          size: 0,
-          track_total_hits: false,
-          query: { exists: { field: 'dedup.id' } },
-          aggs: {
-            clusters: {
-              composite: { size: 10_000, sources: [{ id: { terms: { field: 'dedup.cluster_id' } } }], ...(after === undefined ? {} : { after }) },
-            },
-          },
-        }),
-      )
-      const agg = page.aggregations?.clusters as estypes.AggregationsCompositeAggregate | undefined
+      const page = await this.aggregate('topClusters, composite', {
+        clusters: {
+          composite: { size: 10_000, sources: [{ id: { terms: { field: 'dedup.cluster_id' } } }], ...(after === undefined ? {} : { after }) },
+        },
+      })
+      const agg = page?.clusters as estypes.AggregationsCompositeAggregate | undefined
       const buckets = (agg?.buckets ?? []) as estypes.AggregationsCompositeBucket[]
       for (const b of buckets) if (b.doc_count >= minSize) best.push({ clusterId: String(b.key.id), size: b.doc_count })
       // Keep the list short: sort and cut once it is well past the limit.
@@ -820,18 +804,18 @@ class EsStore implements ElasticsearchStore {
 
   async versions(): Promise<string[]> {
     await this.syncReads()
-    const res = await this.request('_search (versions)', () =>
-      this.client.search({
-        index: this.index,
-        size: 0,
-        track_total_hits: false,
-        query: { exists: { field: 'dedup.id' } },
-        aggs: { versions: { terms: { field: 'dedup.version', size: 1000 } } },
-      }),
-    )
-    const agg = res.aggregations?.versions as estypes.AggregationsStringTermsAggregate | undefined
+    const aggs = await this.aggregate('versions', { versions: { terms: { field: 'dedup.version', size: 1000 } } })
+    const agg = aggs?.versions as estypes.AggregationsStringTermsAggregate | undefined
     const buckets = Array.isArray(agg?.buckets) ? agg.buckets : []
     return buckets.map((b) => String(b.key)).sort()
+  }
+
+  /** Aggregations over every record of the index (no hits, no total): `clusters`, `versions`. */
+  private async aggregate(action: string, aggs: Record<string, estypes.AggregationsAggregationContainer>): Promise<Record<string, estypes.AggregationsAggregate> | undefined> {
+    const res = await this.request(`_search (${action})`, () =>
+      this.client.search({ index: this.index, size: 0, track_total_hits: false, query: { exists: { field: 'dedup.id' } }, aggs }),
+    )
+    return res.aggregations
   }
 
   async count(): Promise<number> {
