@@ -1,33 +1,13 @@
 import { describeValue } from '../errors.js'
 import type { InputDocument } from '../types.js'
 import { stripTerminalEscapes } from '../normalize/text.js'
+import { loneSurrogateAt } from '../unicode.js'
 
 /** A document that passed validation, or the reason it did not. */
 export type Validated = { ok: true; doc: InputDocument } | { ok: false; id: string | null; reason: string }
 
 /** Longest accepted id, in UTF-16 code units. */
 export const MAX_ID_LENGTH = 512
-
-/**
- * Index of the first lone (unpaired) UTF-16 surrogate in `s`, or -1 when `s` is well-formed
- * (`String.prototype.isWellFormed`, which the ES2023 lib does not type).
- * @example loneSurrogateAt('a\ud800') // 1
- */
-export function loneSurrogateAt(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0xd800 || c > 0xdfff) continue
-    if (c <= 0xdbff && i + 1 < s.length) {
-      const next = s.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++
-        continue
-      }
-    }
-    return i
-  }
-  return -1
-}
 
 /** Share of control characters (other than \t \n \r) above which content is called binary. */
 const BINARY_CONTROL_SHARE = 0.1

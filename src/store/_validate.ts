@@ -1,6 +1,7 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { isHex16 } from './_bytes.js'
+import { loneSurrogateAt } from '../unicode.js'
 
 const LAYERS = new Set(['url', 'exact', 'simhash', 'title'])
 /** Limits of the log encoding (one length byte). */
@@ -24,9 +25,9 @@ function fieldProblem(id: string, name: string, rule: string, value: unknown): s
   return `Record ${describeValue(id)}: expected \`${name}\` to be ${rule}, got ${describeValue(value)}.`
 }
 
-/** No lone UTF-16 surrogate (`String.prototype.isWellFormed`, untyped in the ES2023 lib). */
+/** No lone UTF-16 surrogate (stored as UTF-8 it would become U+FFFD). */
 function wellFormed(s: string): boolean {
-  return (s as string & { isWellFormed(): boolean }).isWellFormed()
+  return loneSurrogateAt(s) < 0
 }
 
 /** Characters of a string that surely fit in MAX_SHORT_BYTES of UTF-8 (3 bytes per UTF-16 unit at most). */
