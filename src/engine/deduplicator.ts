@@ -103,7 +103,7 @@ export class Deduplicator {
       if (match?.layer !== 'url' && d.urlHash !== null) {
         // Same URL, other content: a new version of the last such record first indexed before d
         // (first-insertion order, so a re-run gives the same answer).
-        const previous = previousVersion(subject, [...stored, ...earlier].filter((r) => keep.has(r)), o)
+        const previous = previousVersion(subject, [...keep], o)
         if (previous !== null) supersedesOf.set(d, previous.id)
       }
       const record: FingerprintRecord = {
