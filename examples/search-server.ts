@@ -12,7 +12,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Client } from '@elastic/elasticsearch'
-import { dedupSearch, type SearchClient } from '../src/hook/index.js'
+import { dedupSearch, type SearchClient } from '../src/elasticsearch/hook/index.js'
 import { DedupError } from '../src/errors.js'
 
 /** What the server needs: a client, the index, and the text fields to match `q` against. */

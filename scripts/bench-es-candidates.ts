@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util'
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { createElasticsearchStore, type ElasticsearchStore } from '../src/store/elasticsearch.js'
+import { createElasticsearchStore, type ElasticsearchStore } from '../src/elasticsearch/store.js'
 import { fingerprintBlocks, type BlockScheme } from '../src/fingerprint/blocks.js'
 import { hamming, popcount32 } from '../src/fingerprint/hamming.js'
 import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../src/types.js'

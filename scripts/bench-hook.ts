@@ -24,8 +24,8 @@ import { performance } from 'node:perf_hooks'
 import { Client, type estypes } from '@elastic/elasticsearch'
 import type { Fingerprint } from '../src/types.js'
 import { fingerprintToHex, flipBit } from '../src/fingerprint/hamming.js'
-import { DEDUP_FIELDS_COMPONENT } from '../src/store/elasticsearch.js'
-import { dedupSearch, foldNearDuplicates } from '../src/hook/index.js'
+import { DEDUP_FIELDS_COMPONENT } from '../src/elasticsearch/store.js'
+import { dedupSearch, foldNearDuplicates } from '../src/elasticsearch/hook/index.js'
 import { Rng } from './eval/prng.js'
 
 const { values } = parseArgs({

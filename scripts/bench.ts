@@ -272,7 +272,7 @@ console.log(`HTML (${htmlPages.length} real pages, ${html.mb.toFixed(1)} MB): li
 
 let es: Record<string, number | number[]> | undefined
 if (values.es !== undefined) {
-  const { createElasticsearchStore } = await import('../src/store/elasticsearch.js')
+  const { createElasticsearchStore } = await import('../src/elasticsearch/store.js')
   // Each run indexes the corpus into a fresh index, and fingerprint-only (the pipeline row above)
   // is timed again right before it: on a shared machine the load drifts within minutes, and a
   // ratio of two figures taken far apart would measure the drift.

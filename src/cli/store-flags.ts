@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { openMemoryStore, type LogDamageReport } from '../store/memory.js'
 import type { FingerprintStore } from '../store/store.js'
-import type { ElasticsearchAuth } from '../store/elasticsearch.js'
+import type { ElasticsearchAuth } from '../elasticsearch/store.js'
 import { intFlag } from './args.js'
 import type { CliIO } from './io.js'
 import { UsageError } from './io.js'
@@ -90,7 +90,7 @@ export async function openStoreFromFlags(
   else if (io.env.ES_USERNAME !== undefined && io.env.ES_PASSWORD !== undefined) auth = { username: io.env.ES_USERNAME, password: io.env.ES_PASSWORD }
   const caFile = values['es-ca'] ?? io.env.ES_CA_CERT
   // Loaded only here: the Elasticsearch client is the CLI's heaviest import.
-  const { createElasticsearchStore } = await import('../store/elasticsearch.js')
+  const { createElasticsearchStore } = await import('../elasticsearch/store.js')
   const store = await createElasticsearchStore({
     node: url,
     index: values.index ?? 'simdup',

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { CandidateQuery, FingerprintRecord } from '../../src/types.js'
-import { boundPendingBands } from '../../src/store/_es-lookup.js'
+import { boundPendingBands } from '../../src/elasticsearch/_lookup.js'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { T0, hash16, makeRecord, sharing } from './_records.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { decodeCursor, encodeCursor, clusterKeyHash, type DedupCursor } from '../../../src/hook/cursor.js'
+import { decodeCursor, encodeCursor, clusterKeyHash, type DedupCursor } from '../../../src/elasticsearch/hook/cursor.js'
 import { arbFingerprint } from '../../helpers/fingerprints.js'
 
 const arbCursor: fc.Arbitrary<DedupCursor> = fc.record({

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { Fingerprint } from '../../../src/types.js'
 import { fingerprintFromHex, fingerprintToHex, flipBit } from '../../../src/fingerprint/hamming.js'
-import { foldNearDuplicates, ShownFingerprints, MAX_FOLD_DISTANCE, toFingerprint } from '../../../src/hook/fold.js'
+import { foldNearDuplicates, ShownFingerprints, MAX_FOLD_DISTANCE, toFingerprint } from '../../../src/elasticsearch/hook/fold.js'
 import { arbFingerprint, slowHamming } from '../../helpers/fingerprints.js'
 
 /** The oracle: the same greedy rule written as plainly as possible, with BigInt distances. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { resolveDedupSearchOptions, DEFAULT_DEDUP_SEARCH_OPTIONS } from '../../../src/hook/options.js'
-import { dedupSearch, type SearchClient } from '../../../src/hook/search-hook.js'
+import { resolveDedupSearchOptions, DEFAULT_DEDUP_SEARCH_OPTIONS } from '../../../src/elasticsearch/hook/options.js'
+import { dedupSearch, type SearchClient } from '../../../src/elasticsearch/hook/search-hook.js'
 
 describe('resolveDedupSearchOptions', () => {
   test('defaults, on a copy; explicit undefined keeps a default', () => {

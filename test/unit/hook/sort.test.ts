@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { compareSortValues, parseSort, defaultSort } from '../../../src/hook/_sort.js'
+import { compareSortValues, parseSort, defaultSort } from '../../../src/elasticsearch/hook/_sort.js'
 
 describe('parseSort', () => {
   test.each([

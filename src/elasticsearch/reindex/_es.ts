@@ -1,8 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
-import { DedupError } from '../errors.js'
-import { DEDUP_PROPERTIES } from '../store/_es-mapping.js'
-import { Redactor, displayUrl, statusOf, toStoreError, withRetries, type RetryPolicy } from '../store/_es-errors.js'
-import type { ElasticsearchAuth } from '../store/_es-options.js'
+import { DedupError } from '../../errors.js'
+import { DEDUP_PROPERTIES } from '../_mapping.js'
+import { Redactor, displayUrl, statusOf, toStoreError, withRetries, type RetryPolicy } from '../_errors.js'
+import type { ElasticsearchAuth } from '../_options.js'
 import { fieldSort, type FieldSort } from './_sort.js'
 
 /** Runs one request with retries on 429/5xx/unreachable; failures come out as DedupErrors. */

@@ -3,9 +3,9 @@
  * is within k, whatever their cluster ids say. It catches copies indexed after the last
  * reconciliation (no cluster id yet, or a cluster of their own) that field collapsing cannot see.
  */
-import type { Fingerprint } from '../types.js'
-import { DedupError, describeValue } from '../errors.js'
-import { popcount32 } from '../fingerprint/hamming.js'
+import type { Fingerprint } from '../../types.js'
+import { DedupError, describeValue } from '../../errors.js'
+import { popcount32 } from '../../fingerprint/hamming.js'
 
 /** Largest `maxDistance` the fold accepts; beyond it unrelated texts start to fold (their median distance is ~27). */
 export const MAX_FOLD_DISTANCE = 16

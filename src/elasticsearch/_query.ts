@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { DEDUP_SOURCE_FIELDS } from './_es-document.js'
+import { DEDUP_SOURCE_FIELDS } from './_document.js'
 
 /** A query's distinct block terms (position tags make repeats impossible for real schemes; be safe anyway). */
 export function distinctBlocks(q: CandidateQuery): string[] {

@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, rename, rm, writeFile, link, unlink } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue } from '../../errors.js'
 import type { ReindexCounts } from './options.js'
 import type { SortValue } from './_sort.js'
 

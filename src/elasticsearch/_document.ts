@@ -1,7 +1,7 @@
 import type { FingerprintRecord, Layer } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
-import { isSeq } from './_validate.js'
+import { isSeq } from '../store/_validate.js'
 
 /** The `dedup` object as stored in Elasticsearch (snake_case, fingerprint as 16 hex). */
 export interface DedupSource {

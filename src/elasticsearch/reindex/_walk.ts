@@ -1,5 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
-import { DedupError } from '../errors.js'
+import { DedupError } from '../../errors.js'
 import { causeStatus, type Requester } from './_es.js'
 import { compareSortValues, type SortValue } from './_sort.js'
 

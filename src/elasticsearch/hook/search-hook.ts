@@ -20,9 +20,9 @@
  * `maxResultWindow` groups / singles; memory covers the last `cursorMemory` shown hits.
  */
 import type { estypes } from '@elastic/elasticsearch'
-import type { Fingerprint } from '../types.js'
-import { DedupError, describeValue } from '../errors.js'
-import { hamming } from '../fingerprint/hamming.js'
+import type { Fingerprint } from '../../types.js'
+import { DedupError, describeValue } from '../../errors.js'
+import { hamming } from '../../fingerprint/hamming.js'
 import { ShownFingerprints, toFingerprint } from './fold.js'
 import { clusterKeyHash, decodeCursor, encodeCursor, requestHash } from './cursor.js'
 import { compareSortValues, defaultSort, parseSort, type SortKey } from './_sort.js'

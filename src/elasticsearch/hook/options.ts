@@ -1,4 +1,4 @@
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue } from '../../errors.js'
 import { checkFoldDistance } from './fold.js'
 
 /** Options of `dedupSearch` (how to collapse and fold; the search itself is the request). */

@@ -1,8 +1,8 @@
 import type { Client } from '@elastic/elasticsearch'
-import { DedupError, describeValue } from '../errors.js'
-import type { Layer } from '../types.js'
-import type { DeduplicatorOptions } from '../engine/options.js'
-import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../store/_es-options.js'
+import { DedupError, describeValue } from '../../errors.js'
+import type { Layer } from '../../types.js'
+import type { DeduplicatorOptions } from '../../engine/options.js'
+import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../_options.js'
 
 /** Which source fields hold a document's title, content and URL (dotted paths reach nested objects). */
 export interface ReindexFieldMap {

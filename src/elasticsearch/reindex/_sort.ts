@@ -1,4 +1,4 @@
-import { DedupError } from '../errors.js'
+import { DedupError } from '../../errors.js'
 
 /** One value of a hit's `sort` array. */
 export type SortValue = string | number | boolean | null

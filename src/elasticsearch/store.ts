@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch'
 import PQueue from 'p-queue'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
-import type { CandidateBounds, FingerprintStore } from './store.js'
+import type { CandidateBounds, FingerprintStore } from '../store/store.js'
 import { DedupError, describeValue } from '../errors.js'
 import {
   DEDUP_COMPONENT_NAME,
@@ -11,15 +11,15 @@ import {
   SIMDUP_INDEX_TEMPLATE,
   SIMDUP_TEMPLATE_NAME,
   simdupIndexBody,
-} from './_es-mapping.js'
-import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_es-document.js'
-import { canMatch, candidateQuery, candidateSearchBody } from './_es-query.js'
-import { PendingWrites } from './_es-pending.js'
+} from './_mapping.js'
+import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_document.js'
+import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
+import { PendingWrites } from './_pending.js'
 import {
   UNION_PAGE, addHotBandCandidates, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
-} from './_es-lookup.js'
-import { MAX_SEQ, checkQuery, isSeq, recordProblem } from './_validate.js'
+} from './_lookup.js'
+import { MAX_SEQ, checkQuery, isSeq, recordProblem } from '../store/_validate.js'
 import {
   Redactor,
   backoffDelay,
@@ -29,17 +29,17 @@ import {
   toStoreError,
   withRetries,
   type RetryPolicy,
-} from './_es-errors.js'
+} from './_errors.js'
 import {
   parseNodeUrls,
   parseRefreshInterval,
   resolveElasticsearchStoreOptions,
   type ElasticsearchStoreOptions as StoreOptionsOf,
   type ResolvedElasticsearchStoreOptions,
-} from './_es-options.js'
+} from './_options.js'
 
-export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './_es-mapping.js'
-export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './_es-options.js'
+export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './_mapping.js'
+export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './_options.js'
 
 /** Options of `createElasticsearchStore` (see `ElasticsearchStoreBaseOptions` for each field's default). */
 export type ElasticsearchStoreOptions = StoreOptionsOf<Client>

@@ -1,7 +1,7 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { matchesCandidateQuery } from './_es-query.js'
-import { KeyPostings } from './_es-keys.js'
+import { matchesCandidateQuery } from './_query.js'
+import { KeyPostings } from './_keys.js'
 
 interface Entry {
   /** The newest acknowledged version, or null for a delete (a tombstone). */

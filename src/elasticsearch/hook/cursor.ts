@@ -8,9 +8,9 @@
  * - a hash of the request, so a cursor is never applied to another query.
  * Format: `1.<request>.<groups>.<singles>.<fingerprints>.<clusters>`, URL-safe (base64url, no dots).
  */
-import type { Fingerprint } from '../types.js'
-import { DedupError, describeValue } from '../errors.js'
-import { hash64Hex } from '../fingerprint/hash.js'
+import type { Fingerprint } from '../../types.js'
+import { DedupError, describeValue } from '../../errors.js'
+import { hash64Hex } from '../../fingerprint/hash.js'
 
 const VERSION = '1'
 const FP_BYTES = 8

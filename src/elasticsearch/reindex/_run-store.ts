@@ -1,5 +1,5 @@
-import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
-import type { CandidateBounds, FingerprintStore } from '../store/store.js'
+import type { CandidateQuery, FingerprintRecord, PutResult } from '../../types.js'
+import type { CandidateBounds, FingerprintStore } from '../../store/store.js'
 
 /**
  * Which records a reindex job wrote, by the clock value in `indexed_at`: the intervals of earlier

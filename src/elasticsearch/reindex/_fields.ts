@@ -1,6 +1,6 @@
-import { describeValue } from '../errors.js'
-import type { IncomingItem } from '../engine/prepare.js'
-import type { InputDocument } from '../types.js'
+import { describeValue } from '../../errors.js'
+import type { IncomingItem } from '../../engine/prepare.js'
+import type { InputDocument } from '../../types.js'
 import type { ReindexFieldMap } from './options.js'
 
 /**

@@ -1,8 +1,8 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { DEDUP_SOURCE_FIELDS } from './_es-document.js'
-import { distinctBlocks, matchesCandidateQuery } from './_es-query.js'
-import { KeyPostings } from './_es-keys.js'
+import { DEDUP_SOURCE_FIELDS } from './_document.js'
+import { distinctBlocks, matchesCandidateQuery } from './_query.js'
+import { KeyPostings } from './_keys.js'
 
 /**
  * Batched candidate lookups. Each search costs Elasticsearch a fixed overhead (parse, context,

@@ -5,7 +5,7 @@
  * returns on each hit the way Elasticsearch itself orders them.
  */
 import type { estypes } from '@elastic/elasticsearch'
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue } from '../../errors.js'
 
 /** One key of a sort: its name, direction, and where hits without a value go. */
 export interface SortKey {

@@ -1,5 +1,5 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
-import { distinctBlocks } from './_es-query.js'
+import { distinctBlocks } from './_query.js'
 
 type Slot<V> = V | V[]
 
