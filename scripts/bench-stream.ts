@@ -4,7 +4,7 @@
  * that share content the way real corpora do.
  *
  *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
- *     [--runs minhash,no-minhash] [--sample 10] [--json FILE]
+ *     [--runs minhash,no-minhash] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
  *
  * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
  * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
@@ -40,6 +40,8 @@ const { values } = parseArgs({
     es: { type: 'string' },
     runs: { type: 'string', default: 'minhash,no-minhash' },
     sample: { type: 'string', default: '10' },
+    /** Extra `simdup index` flags for every run, space-separated (e.g. a block scheme). */
+    'index-args': { type: 'string', default: '' },
     json: { type: 'string' },
     child: { type: 'string' },
   },
@@ -163,11 +165,13 @@ interface RunConfig {
   workers: number
   es?: string
   sample: number
+  indexArgs: string[]
 }
 
 interface RunResult {
   run: string
   store: string
+  indexArgs: string
   docs: number
   wallSeconds: number
   docsPerSecond: number
@@ -274,6 +278,7 @@ async function runChild(c: RunConfig): Promise<void> {
   if (c.es !== undefined) args.push('--es', c.es, '--index', index)
   else args.push('--store', join(dir, 'store'))
   if (!c.minhash) args.push('--no-minhash')
+  args.push(...c.indexArgs)
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() }
   const t0 = performance.now()
   let code: number
@@ -302,6 +307,7 @@ async function runChild(c: RunConfig): Promise<void> {
   }
   const result: RunResult = {
     run: c.minhash ? 'minhash' : 'no-minhash',
+    indexArgs: c.indexArgs.join(' '),
     store: c.es === undefined ? 'embedded' : 'elasticsearch',
     docs: decided,
     wallSeconds: Math.round(wall * 10) / 10,
@@ -358,7 +364,7 @@ if (!existsSync(input)) {
 
 const results: RunResult[] = []
 for (const run of values.runs.split(',')) {
-  const config: RunConfig = { input, n, minhash: run !== 'no-minhash', workers: Number(values.workers), sample: Number(values.sample) }
+  const config: RunConfig = { input, n, minhash: run !== 'no-minhash', workers: Number(values.workers), sample: Number(values.sample), indexArgs: values['index-args'].split(' ').filter((a) => a !== '') }
   if (values.es !== undefined) config.es = values.es
   console.error(`run ${run} on ${config.es === undefined ? 'the embedded store' : `Elasticsearch ${config.es}`} …`)
   const r = spawnSync(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], {

@@ -4,7 +4,7 @@
  * import { createElasticsearchStore } from 'simdup/elasticsearch'
  */
 export {
-  createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME, DEFAULT_ELASTICSEARCH_STORE_OPTIONS,
+  createElasticsearchStore, DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME, DEFAULT_ELASTICSEARCH_STORE_OPTIONS, DEFAULT_ELASTICSEARCH_BLOCK_SCHEME,
   type ElasticsearchStore, type ElasticsearchStoreOptions, type ElasticsearchAuth, type EnsureIndex, type TemplateNames,
 } from './store.js'
 export * from './reindex/index.js'

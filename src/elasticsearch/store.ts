@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch'
 import PQueue from 'p-queue'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
-import type { CandidateBounds, FingerprintStore } from '../store/store.js'
+import type { CandidateBounds, FingerprintStore, StoreBlockScheme } from '../store/store.js'
 import { DedupError, describeValue } from '../errors.js'
 import {
   DEDUP_COMPONENT_NAME,
@@ -41,6 +41,14 @@ import {
 export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './_mapping.js'
 export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './_options.js'
 
+/**
+ * The block scheme of a new Elasticsearch index: 6 blocks (11,11,11,11,10,10 bits) of which 3 must
+ * match, which guarantees distance 3 like 4 × 16 / 1 but returns ~true matches only at millions of
+ * records, where any-of-4 16-bit blocks returns ~N/16,384 records per lookup that are read back and
+ * dropped (docs/BENCHMARKS.md, "Block schemes on a large index"). An index with records keeps theirs.
+ */
+export const DEFAULT_ELASTICSEARCH_BLOCK_SCHEME = Object.freeze({ blocks: 6, minMatch: 3 })
+
 /** Options of `createElasticsearchStore` (see `ElasticsearchStoreBaseOptions` for each field's default). */
 export type ElasticsearchStoreOptions = StoreOptionsOf<Client>
 
@@ -49,6 +57,8 @@ export interface ElasticsearchStore extends FingerprintStore {
   readonly client: Client
   /** The resolved options. */
   readonly options: ResolvedElasticsearchStoreOptions
+  /** The index's block scheme, read on open (see `DEFAULT_ELASTICSEARCH_BLOCK_SCHEME`). */
+  readonly blockScheme: StoreBlockScheme
   /**
    * Installs mappings/dedup-fields.json and mappings/simdup-template.json as cluster templates,
    * so indices matching the pattern get the mapping however they are created.
@@ -162,6 +172,11 @@ function topTermsAreExact(
   return buckets.length < limit ? missing < minSize : missing < buckets[buckets.length - 1]!.doc_count
 }
 
+/** The scheme of records cut into `blocks` blocks: the must-match count that keeps distance 3 (4 → 1, 6 → 3). */
+function storedBlockScheme(blocks: number): StoreBlockScheme {
+  return { blocks, minMatch: Math.max(1, blocks - 3), fixed: true }
+}
+
 class EsStore implements ElasticsearchStore {
   private readonly queue: PQueue
   private readonly policy: RetryPolicy
@@ -188,6 +203,9 @@ class EsStore implements ElasticsearchStore {
 
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
+
+  /** Set on open from a stored record's blocks (see `readBlockScheme`). */
+  blockScheme: StoreBlockScheme = { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false }
 
   constructor(
     readonly client: Client,
@@ -226,6 +244,7 @@ class EsStore implements ElasticsearchStore {
       } else await this.checkMapping()
       await this.checkSequenced()
     }
+    this.blockScheme = await this.readBlockScheme()
     const interval = await this.refreshInterval()
     this.visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
@@ -296,6 +315,35 @@ class EsStore implements ElasticsearchStore {
           'Index into a new index (e.g. `--index <new name>`), or delete the old records first.',
       )
     }
+  }
+
+  /**
+   * The block scheme of the index's records: the block count of one stored record (every record of
+   * an index shares it: the deduplicator refuses another), with the must-match count that keeps
+   * distance 3 (4 → 1, 6 → 3); the default for a new index when it holds none. Indexes written
+   * before the default became 6 blocks hold 4-block records and keep 4 × 16 / 1.
+   */
+  private async readBlockScheme(): Promise<StoreBlockScheme> {
+    let res: estypes.SearchResponse<{ dedup?: { blocks?: unknown } }>
+    try {
+      res = await this.request('_search (block layout)', () =>
+        this.client.search<{ dedup?: { blocks?: unknown } }>({
+          index: this.index,
+          size: 1,
+          terminate_after: 1,
+          track_total_hits: false,
+          query: { exists: { field: 'dedup.blocks' } },
+          _source: ['dedup.blocks'],
+        }),
+      )
+    } catch (err) {
+      // With ensureIndex 'none' the index may not exist yet.
+      if (err instanceof DedupError && err.code === 'STORE_REQUEST_FAILED' && statusOf(err.cause) === 404) return { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false }
+      throw err
+    }
+    const blocks = res.hits.hits[0]?._source?.dedup?.blocks
+    const count = Array.isArray(blocks) ? blocks.length : typeof blocks === 'string' ? 1 : 0
+    return count < 2 || count > 16 ? { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false } : storedBlockScheme(count)
   }
 
   /** The index's refresh interval in ms (largest over an alias's indices); null when refresh is disabled. */
@@ -420,6 +468,9 @@ class EsStore implements ElasticsearchStore {
       last.delete(r.id)
       last.set(r.id, r)
     }
+    // The first records of an index fix its block count for deduplicators made after this put.
+    const first = valid.find((r) => r.blocks.length >= 2 && r.blocks.length <= 16)
+    if (!this.blockScheme.fixed && first !== undefined) this.blockScheme = storedBlockScheme(first.blocks.length)
     const failures = new Map<string, Error>()
     const acked: FingerprintRecord[] = []
     const settled = await Promise.allSettled(chunks([...last.values()], this.options.bulkSize).map((c) => this.bulkPut(c, acked, failures)))

@@ -22,7 +22,10 @@ export interface DeduplicatorOptions {
   analyzer?: Analyzer | AnalyzerOptions
   /** Largest Hamming distance counted as a near-duplicate; at most what the block scheme guarantees. @default 3 */
   maxDistance?: number
-  /** Blocks of the inverted index: m blocks, s must match, guarantees m − s. @default { blocks: 4, minMatch: 1 } */
+  /**
+   * Blocks of the inverted index: m blocks, s must match, guarantees m − s.
+   * @default the store's (`FingerprintStore.blockScheme`: an Elasticsearch index's own, or 6 blocks of which 3 must match for a new one), else { blocks: 4, minMatch: 1 }
+   */
   blockScheme?: BlockScheme
   layers?: LayerOptions
   /**
@@ -82,7 +85,19 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
   if (options === null || typeof options !== 'object' || options.store === undefined) {
     throw new DedupError('INVALID_OPTION', 'Expected `store` to be a FingerprintStore, got undefined. Pass `openMemoryStore()` or an Elasticsearch store.')
   }
-  const blockScheme = validateBlockScheme({ ...DEFAULT_BLOCK_SCHEME, ...options.blockScheme })
+  // A store that names no scheme (or not as numbers, e.g. a stand-in) leaves the engine's default.
+  const advertised = options.store.blockScheme
+  const stored = typeof advertised?.blocks === 'number' && typeof advertised.minMatch === 'number' ? advertised : undefined
+  const preferred = stored === undefined ? DEFAULT_BLOCK_SCHEME : { blocks: stored.blocks, minMatch: stored.minMatch }
+  const blockScheme = validateBlockScheme({ ...preferred, ...options.blockScheme })
+  if (stored?.fixed === true && blockScheme.blocks !== stored.blocks) {
+    throw new DedupError(
+      'INVALID_OPTION',
+      `Expected \`blockScheme.blocks\` to be ${stored.blocks}, the block count of the records in the store, got ${describeValue(blockScheme.blocks)}. ` +
+        'The block count is fixed per store (lookups cut into another count find none of its records by the block route): ' +
+        'leave it out to use the store\'s, or index into a new store (another --index or --store).',
+    )
+  }
   const maxDistance = options.maxDistance ?? DEFAULT_DEDUPLICATOR_OPTIONS.maxDistance
   const limit = guaranteedDistance(blockScheme)
   if (!Number.isInteger(maxDistance) || maxDistance < 0 || maxDistance > limit) {

@@ -18,9 +18,27 @@ export interface CandidateBounds {
   readonly perBand: number
 }
 
+/**
+ * The block scheme a store asks for (see `BlockScheme` in fingerprint/blocks.ts). The block count is
+ * fixed per store: lookups cut into another count share no block term with its records, so the
+ * block route would find none of them. `fixed`: the store holds records cut into `blocks` blocks
+ * (read on open), and a deduplicator with another count is refused; otherwise `blocks` and
+ * `minMatch` are only the backend's default for a new store.
+ */
+export interface StoreBlockScheme {
+  readonly blocks: number
+  readonly minMatch: number
+  readonly fixed: boolean
+}
+
 export interface FingerprintStore {
   /** The store's candidate bounds (see `CandidateBounds`). */
   readonly candidateBounds: CandidateBounds
+  /**
+   * The block scheme this store's records use or its backend prefers; a deduplicator given none
+   * takes it. Absent: the deduplicator's own default, never refused (the embedded store).
+   */
+  readonly blockScheme?: StoreBlockScheme
   /** Insert or replace (same id) records. Resolves once they are durable / acknowledged. */
   put(records: readonly FingerprintRecord[]): Promise<PutResult>
   /**

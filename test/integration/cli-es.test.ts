@@ -171,6 +171,37 @@ describe('simdup index --es', () => {
   })
 })
 
+describe('simdup index --es: block scheme per index', () => {
+  test('a new index gets 6 blocks of which 3 must match; a later run takes the index\'s own and refuses another count (exit 2)', async () => {
+    writeFileSync(join(dir, 'blocks.jsonl'), lines(docs('b', 24)))
+    const index = indexName('blocks6')
+    const first = await run(['index', 'blocks.jsonl', '--out', 'b1.jsonl', '--es', es.url, '--index', index, ...testIndexFlags()])
+    expect(first.code, first.stderr).toBe(0)
+    expect(new Set((await records(index)).map((r) => r.blocks.length))).toEqual(new Set([6]))
+    const refused = await run(['index', 'blocks.jsonl', '--out', 'b2.jsonl', '--es', es.url, '--index', index, '--blocks', '4'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/`blockScheme.blocks` to be 6, the block count of the records in the store, got `4`/)
+    const again = await run(['index', 'blocks.jsonl', '--out', 'b3.jsonl', '--es', es.url, '--index', index])
+    expect(again.code, again.stderr).toBe(0)
+    const pick = (t: string) => decisions(t).map((d) => [d.id, d.status, d.duplicate_of])
+    expect(pick(readFileSync(join(dir, 'b3.jsonl'), 'utf8'))).toEqual(pick(readFileSync(join(dir, 'b1.jsonl'), 'utf8')))
+    expect(decisions(readFileSync(join(dir, 'b1.jsonl'), 'utf8')).filter((d) => d.status === 'duplicate').length).toBeGreaterThan(10)
+  })
+
+  test('an index written with 4 blocks (every index before 6 became the default) keeps 4 blocks without flags', async () => {
+    writeFileSync(join(dir, 'blocks4.jsonl'), lines(docs('c', 24)))
+    const index = indexName('blocks4')
+    const first = await run(['index', 'blocks4.jsonl', '--out', 'c1.jsonl', '--es', es.url, '--index', index, '--blocks', '4', ...testIndexFlags()])
+    expect(first.code, first.stderr).toBe(0)
+    writeFileSync(join(dir, 'more4.jsonl'), lines(docs('m', 24)))
+    const more = await run(['index', 'more4.jsonl', '--out', 'c2.jsonl', '--es', es.url, '--index', index])
+    expect(more.code, more.stderr).toBe(0)
+    expect(new Set((await records(index)).map((r) => r.blocks.length))).toEqual(new Set([4]))
+    // The later documents are copies of the first ones' articles: found through the 4-block route.
+    expect(decisions(readFileSync(join(dir, 'c2.jsonl'), 'utf8')).every((d) => d.status === 'duplicate')).toBe(true)
+  })
+})
+
 describe('read-only commands on Elasticsearch', () => {
   test('clusters, cluster and explain on a mistyped --index create no index, say it does not exist, exit 2', async () => {
     const index = indexName('typo')

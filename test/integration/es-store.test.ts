@@ -14,6 +14,7 @@ import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
 import { storeContractBands } from '../store/contract-bands.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
+import { createDeduplicator } from '../../src/engine/deduplicator.js'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
 let es: Node
@@ -612,6 +613,8 @@ async function scriptedNode(handle: (req: IncomingMessage, body: string) => { st
 /** Answers the calls a store makes on open (ensureIndex 'none'): the settings read. */
 function openCalls(req: IncomingMessage): { status: number; body?: unknown } | null {
   if (req.method === 'GET' && req.url?.includes('/_settings')) return { status: 200, body: { idx: { settings: { 'index.refresh_interval': '1s' } } } }
+  // The block layout of the stored records (an empty index here).
+  if (/\/_search(\?|$)/.test(req.url ?? '')) return { status: 200, body: { took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { hits: [] } } }
   return null
 }
 
@@ -670,4 +673,47 @@ describe('elasticsearch store: retries with back-off', () => {
       await node.close()
     }
   })
+})
+
+describe('elasticsearch store: the block scheme is fixed per index', () => {
+  const fp = (i: number): Fingerprint => ({ hi: Math.imul(i + 1, 0x9e3779b1) >>> 0, lo: Math.imul(i + 7, 0x85ebca77) >>> 0 })
+
+  test('a new index asks for 6 blocks of which 3 must match; a deduplicator given no scheme takes it', async () => {
+    const store = await makeStore()
+    try {
+      expect(store.blockScheme).toEqual({ blocks: 6, minMatch: 3, fixed: false })
+      expect(createDeduplicator({ store }).options.blockScheme).toEqual({ blocks: 6, minMatch: 3 })
+      // Nothing stored yet: another scheme is allowed (and is what the index will then hold).
+      expect(createDeduplicator({ store, blockScheme: { blocks: 4, minMatch: 1 } }).options.blockScheme).toEqual({ blocks: 4, minMatch: 1 })
+    } finally {
+      await store.close()
+    }
+  })
+
+  for (const scheme of [{ blocks: 4, minMatch: 1 }, { blocks: 6, minMatch: 3 }] satisfies BlockScheme[]) {
+    test(`an index holding ${scheme.blocks}-block records keeps them: read on open, another count refused`, async () => {
+      const writer = await makeStore()
+      const index = writer.options.index
+      await putAll(writer, Array.from({ length: 5 }, (_, i) => makeRecord(`r${i}`, fp(i), {}, scheme)))
+      // The writer learns it from its own put, a later store from the index.
+      expect(writer.blockScheme).toEqual({ ...scheme, fixed: true })
+      await writer.close()
+      const store = await makeStore({}, index)
+      try {
+        expect(store.blockScheme).toEqual({ ...scheme, fixed: true })
+        const dedup = createDeduplicator({ store })
+        expect(dedup.options.blockScheme).toEqual(scheme)
+        // Lookups cut with the index's scheme find a stored record within distance 3.
+        const near = flip(flip(fp(2), 5), 40)
+        const [found] = await store.candidates([{ fingerprint: near, blocks: fingerprintBlocks(near, dedup.options.blockScheme), minMatch: dedup.options.blockScheme.minMatch, maxDistance: 3 }])
+        expect(idsOf(found!)).toContain('r2')
+        const other = scheme.blocks === 4 ? { blocks: 6, minMatch: 3 } : { blocks: 4, minMatch: 1 }
+        expect(() => createDeduplicator({ store, blockScheme: other })).toThrow(
+          expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringMatching(new RegExp(`\`blockScheme.blocks\` to be ${scheme.blocks}, the block count of the records in the store, got \`${other.blocks}\``)) }),
+        )
+      } finally {
+        await store.close()
+      }
+    })
+  }
 })

@@ -46,8 +46,10 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --batch N          documents per store round trip: 1 to 100000 (default 500)
   --batch-mb N       input MiB per batch: 1 to 4096 (default 64); a batch ends at --batch
                      documents or N MiB, whichever comes first: bounds memory for large documents
-  --blocks M         fingerprint blocks in the index: 2 to 16 (default 4; fixed per index)
-  --min-match S      blocks that must be equal for a candidate: 1 to M − 1 (default 1)
+  --blocks M         fingerprint blocks in the index: 2 to 16 (default: the index's own; for a
+                     new one 4 on the embedded store, 6 on Elasticsearch; fixed per index)
+  --min-match S      blocks that must be equal for a candidate: 1 to M − 1 (default M − 3, at
+                     least 1: 1 of 4, 3 of 6)
   --window DUR       only match documents indexed within DUR (e.g. 7d, 12h; default: no limit)
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
@@ -97,8 +99,10 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   }
   const input = positionals[0]
   if (input === undefined || positionals.length > 1) throw new UsageError('Expected one input file (or - for stdin).')
+  // No block flags: the store's scheme (an Elasticsearch index's own, or its default), known once it is open.
   const blocks = intFlag(values.blocks, 'blocks', 4, 2, 16)
-  const blockScheme = { blocks, minMatch: intFlag(values['min-match'], 'min-match', 1, 1, blocks - 1) }
+  const minMatch = intFlag(values['min-match'], 'min-match', Math.max(1, blocks - 3), 1, blocks - 1)
+  const blockScheme = values.blocks === undefined && values['min-match'] === undefined ? undefined : { blocks, minMatch }
   const k = kFlag(values.k, blockScheme)
   const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
   const batchBytes = intFlag(values['batch-mb'], 'batch-mb', DEFAULT_BATCH_LIMITS.batchBytes / 2 ** 20, 1, 4096) * 2 ** 20
@@ -137,7 +141,7 @@ type IndexSettings = {
   batchSize: number
   batchBytes: number
   workers: number | undefined
-  blockScheme: { blocks: number; minMatch: number }
+  blockScheme: { blocks: number; minMatch: number } | undefined
   windowMs: number | undefined
   analyzer: ReturnType<typeof analyzerOptionsFromFlags>
 }
@@ -146,11 +150,14 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   const { values, k, batchSize, batchBytes, workers, blockScheme, windowMs, analyzer } = settings
   const total = inputFile?.size
   const threads = workers ?? autoWorkers(total, os.availableParallelism())
-  // Workers load their dictionaries while this thread opens the store and loads its own.
-  const poolStart = threads > 1
-    ? createPreparePool({ workers: threads, analyzer, blockScheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
-    : null
-  poolStart?.catch(() => undefined) // a failed start is reported where it is awaited
+  // Workers load their dictionaries while this thread opens the store and loads its own; when the
+  // block scheme comes from the store, they start once it is open.
+  const startPool = (scheme: { blocks: number; minMatch: number }) => {
+    const started = createPreparePool({ workers: threads, analyzer, blockScheme: scheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
+    started.catch(() => undefined) // a failed start is reported where it is awaited
+    return started
+  }
+  let poolStart = threads > 1 && blockScheme !== undefined ? startPool(blockScheme) : null
   let opened: Awaited<ReturnType<typeof openStoreFromFlags>> | undefined
   let out: OutputFile | null = null
   let rejects: OutputFile | null = null
@@ -168,12 +175,13 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     const dedup = createDeduplicator({
       store,
       maxDistance: k,
-      blockScheme,
+      ...(blockScheme === undefined ? {} : { blockScheme }),
       minhash: values['no-minhash'] !== true,
       analyzer: fromPortable(analyzer),
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),
     })
+    if (threads > 1 && poolStart === null) poolStart = startPool(dedup.options.blockScheme)
     const pool = poolStart === null ? null : await poolStart
     if (pool !== null && pool.version !== dedup.version) {
       throw versionMismatch(pool.version, dedup.version)
