@@ -16,7 +16,7 @@
  * before it, as in scripts/bench-stream.ts), in five equal kinds: exact (same fingerprint and
  * content hash), light edit (0–3 bits flipped), appended line (0–6), heavy edit (4–16), HTML-wrapped
  * (0–3). Every record has a URL hash, a MinHash sketch and 8 band terms (a copy keeps each of its
- * source's bands with a chance falling with the distance), the engine's analyzer version and a
+ * source's bands with a chance falling with the distance; the sketch has the engine's size), the engine's analyzer version and a
  * `seq`, so the index is one `simdup index` can open and write to.
  *
  * Lookups are the next `--queries` records of the same stream (not loaded), block route only (no
@@ -44,6 +44,7 @@ import { createElasticsearchStore, type ElasticsearchStore } from '../src/elasti
 import { createAnalyzer } from '../src/fingerprint/analyzer.js'
 import { fingerprintBlocks, type BlockScheme } from '../src/fingerprint/blocks.js'
 import { popcount32 } from '../src/fingerprint/hamming.js'
+import { SKETCH_BINS } from '../src/fingerprint/minhash.js'
 import type { CandidateQuery, FingerprintRecord } from '../src/types.js'
 import { Rng } from './eval/prng.js'
 
@@ -184,13 +185,11 @@ for (let i = 0; i < total; i++) {
 const T_BASE = Date.UTC(2026, 0, 1)
 function recordAt(i: number, scheme: BlockScheme): FingerprintRecord {
   const fingerprint = { hi: HI[i]!, lo: LO[i]! }
+  // The engine's sketch: one bit of each of SKETCH_BINS minima, as hex words (a copy shares most of it).
   let sketch = 'm:'
+  for (let w = 0; w < SKETCH_BINS / 32; w++) sketch += hex8(Math.imul(BANDS[i * 8 + (w % 8)]! ^ w, 0x9e3779b1))
   const bands: string[] = []
-  for (let b = 0; b < 8; b++) {
-    const v = BANDS[i * 8 + b]!
-    sketch += hex8(v).slice(0, 4)
-    bands.push(`m${b}_${hex8(v)}`)
-  }
+  for (let b = 0; b < 8; b++) bands.push(`m${b}_${hex8(BANDS[i * 8 + b]!)}`)
   return {
     id: `s${i}`,
     fingerprint,
