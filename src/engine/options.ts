@@ -26,11 +26,11 @@ export interface DeduplicatorOptions {
   blockScheme?: BlockScheme
   layers?: LayerOptions
   /**
-   * Second candidate route: MinHash LSH bands over word 3-shingles, verified by estimated
+   * Second candidate route: MinHash LSH bands over character 5-grams, verified by estimated
    * resemblance. Catches truncated copies and added paragraphs that push SimHash past k. @default true
    */
   minhash?: boolean
-  /** Estimated shingle resemblance (Jaccard) at or above which the MinHash route calls a duplicate. @default 0.5 (0–1) */
+  /** Estimated shingle resemblance (Jaccard) at or above which the MinHash route calls a duplicate. @default 0.6 (0–1) */
   minResemblance?: number
   /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
   windowMs?: number
@@ -49,7 +49,7 @@ export interface DeduplicatorOptions {
 export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
   maxDistance: 3,
   minhash: true,
-  minResemblance: 0.5,
+  minResemblance: 0.6,
   maxContentLength: 10_000_000,
 })
 

@@ -9,7 +9,7 @@ import { simhashOfHashes } from './simhash.js'
 import { contentKey, hash64Hex } from './hash.js'
 import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
-import { MIN_MINHASH_SHINGLES, minhashOfHashes, type MinHashSketch } from './minhash.js'
+import { minhashSketch, type MinHashSketch } from './minhash.js'
 import { stripAttribution } from '../normalize/attribution.js'
 import { TermTable } from './_term-table.js'
 import { RunMemo } from './_run-memo.js'
@@ -18,7 +18,7 @@ import { RunMemo } from './_run-memo.js'
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/5'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/6'
 
 /**
  * Everything the engine needs to know about one document's content. Read-only: an analyzer may
@@ -130,7 +130,6 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     if (memo === undefined && segmenter.runLocal === true && options.memoizeRuns !== false) memo = new RunMemo(table, segmenter)
     return segmenter
   }
-  let th = new Int32Array(1024) // token hashes in order, for MinHash (reused)
   // Exact repeats of a normalised text (mirrors, reposts, the same page crawled twice) get the
   // analysis made before: keyed by contentKey, confirmed by comparing the text. Bounded in entries
   // and characters; long texts are not kept.
@@ -153,16 +152,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       else memo.load(normalized)
       const d = table.distinctLength
       const short = isShortWeights(table.weights, d, shortText)
-      let minhash: MinHashSketch | null = null
       // A MinHash sketch estimates resemblance only from enough shingles (see MIN_MINHASH_SHINGLES).
-      if (!short && table.sequenceLength - 2 >= MIN_MINHASH_SHINGLES) {
-        const m = table.sequenceLength
-        if (th.length < m) th = new Int32Array(Math.max(m, th.length * 2))
-        const seq = table.sequence
-        const lo = table.lo
-        for (let i = 0; i < m; i++) th[i] = lo[seq[i]!]!
-        minhash = minhashOfHashes(th, m)
-      }
+      const minhash: MinHashSketch | null = short ? null : minhashSketch(normalized)
       const analysis = new TableAnalysis(
         normalized,
         table.termStrings,

@@ -1,149 +1,255 @@
-import { HASH_OUT, hashToken, hex8, hex32 } from './hash.js'
+import { hex32 } from './hash.js'
 
 /**
- * The second candidate route: a MinHash sketch of the document's word 3-shingles.
+ * The second candidate route and the resemblance check: MinHash over the character 5-grams of the
+ * normalised text.
  *
  * SimHash distance grows with the share of weight that changed, so a copy with 15 % cut off or an
  * ad paragraph added drifts past k = 3. Shingle resemblance (Jaccard) degrades gently under
- * those edits. Each document keeps `MINHASH_SIZE` minima; pairs of minima form LSH band terms
- * (indexed like blocks: any equal band makes a candidate), and the 8-bit tails of the minima form
- * the stored sketch used to estimate Jaccard during verification.
+ * those edits. The shingles are character 5-grams of the normalised text, white space left out
+ * (line wrapping is layout) and ASCII lower-cased: the resemblance of two texts is then the
+ * Jaccard similarity of their 5-gram sets, the usual definition of "near-duplicate text" (and the
+ * one the issue's real-page oracle uses), independent of how jieba cuts a sentence. Punctuation
+ * stays: leaving it out, or folding it, was measured and lost more on real pages (pages of one
+ * manual share their wording and differ in their punctuated details) than it won on
+ * re-punctuated quotes, which SimHash (term-based) catches anyway (docs/EVAL.md).
  *
- * The minima come from one-permutation hashing: each shingle is hashed once, the top 4 bits pick
- * its bin and the rest is its value, and each bin keeps its least value (Li, Owen & Zhang 2012).
- * That is one hash a shingle where 16 seeded hash functions cost 16, and two sets' bins agree
- * with probability their Jaccard resemblance, as the minima of independent functions do. A bin no
- * shingle fell in borrows the value of the next filled bin to its right (cyclically), mixed with
- * the distance it borrowed over, so two documents agree there only when they agree on the lender
- * ("rotation" densification, Shrivastava & Li 2014).
+ * One pass hashes each shingle once and files it by one-permutation hashing (Li, Owen & Zhang
+ * 2012) into `SKETCH_BINS` bins (top 7 bits pick the bin, the rest is the value; each bin keeps
+ * its least value). Two products come out of the same minima:
+ *
+ * - **Band terms** (candidate route): the 128 bins read as 16 groups of 8 are exactly a 16-bin
+ *   one-permutation sketch (the least value of a group is in its first filled bin). Pairs of those
+ *   16 minima form `BAND_COUNT` LSH band terms, indexed like blocks: any equal band makes a candidate.
+ * - **The stored sketch** (verification): the lowest bit of each of the 128 minima, 16 bytes
+ *   (b-bit minwise hashing, Li & König 2010). Two sets' bits agree with probability
+ *   (1 + J) / 2, so J is estimated as 2·agree/128 − 1, with standard error √((1 − J²)/128): 0.071 at
+ *   J = 0.6, where 16 full minima (the sketch before `simdup-fp/6`, same size) gave 0.12.
+ *
+ * A bin no shingle fell in borrows the value of the next filled bin to its right (cyclically),
+ * mixed with the distance it borrowed over, so two documents agree there only when they agree on
+ * the lender ("rotation" densification, Shrivastava & Li 2014).
  */
+export const SKETCH_BINS = 512
+/** Minima the band terms are made of (groups of SKETCH_BINS / MINHASH_SIZE bins). */
 export const MINHASH_SIZE = 16
+/** Character n-gram length of a shingle. */
+export const SHINGLE_CHARS = 5
 /**
- * Fewest word 3-shingles a document needs for a MinHash sketch (the analyzer gives none below).
- * With fewer shingles than bins, most minima are densified copies of a handful of values, and two
- * texts sharing two or three shingles (an attribution line, a set phrase) agree on many bins: the
- * estimate is noise. At one shingle per bin on average, each minimum has its own sample.
+ * Fewest shingles a document needs for a MinHash sketch (the analyzer gives none below). With
+ * fewer shingles than band minima, most minima are densified copies of a handful of values, and two
+ * texts sharing two or three shingles (an attribution line, a set phrase) agree on many of them:
+ * bands and estimate are noise. At one shingle per band minimum on average, each has its own sample.
  */
 export const MIN_MINHASH_SHINGLES = MINHASH_SIZE
 /** Minima per LSH band: two equal minima ⇒ P(band match) = J². */
 export const BAND_ROWS = 2
 export const BAND_COUNT = MINHASH_SIZE / BAND_ROWS
 
-const BIN_SHIFT = 32 - Math.log2(MINHASH_SIZE)
+const GROUP = SKETCH_BINS / MINHASH_SIZE
+const BIN_BITS = Math.log2(SKETCH_BINS)
+const BIN_SHIFT = 32 - BIN_BITS
 const VALUE_MASK = (1 << BIN_SHIFT) - 1
-const EMPTY = 0xffffffff
+const GROUP_SHIFT = BIN_SHIFT + Math.log2(GROUP)
+const GROUP_MASK = (1 << GROUP_SHIFT) - 1
+/** An empty bin (values are ≥ 0; negative values mark borrowed ones while densifying). */
+const EMPTY = -1
 
+/** 32-bit finaliser (murmur3-style), as an int32: no heap numbers in the hot loop. */
 function mix32(h: number): number {
   h ^= h >>> 16
   h = Math.imul(h, 0x7feb352d)
   h ^= h >>> 15
   h = Math.imul(h, 0x846ca68b)
   h ^= h >>> 16
-  return h >>> 0
+  return h
 }
 
-const MINS = new Uint32Array(MINHASH_SIZE)
+/** Odd multiplier of the rolling hash, and its power SHINGLE_CHARS − 1 (what the leaving unit was multiplied by). */
+const ROLL_BASE = 0x9e3779b1 | 0
+const ROLL_TOP = Math.imul(Math.imul(ROLL_BASE, ROLL_BASE), Math.imul(ROLL_BASE, ROLL_BASE))
 
-/** Sketch and band terms of a token sequence, or null when it has fewer than 3 tokens. */
+const BINS = new Int32Array(SKETCH_BINS)
+
+/** Files one shingle hash into its bin (top bits), keeping the bin's least value. */
+function fileShingle(h: number): void {
+  const bin = h >>> BIN_SHIFT
+  const v = h & VALUE_MASK
+  const old = BINS[bin]!
+  if (old < 0 || v < old) BINS[bin] = v
+}
+const MINS = new Int32Array(MINHASH_SIZE)
+let units = new Uint16Array(4096)
+
+/** Sketch and band terms of a text, or null when it has too few shingles. */
 export interface MinHashSketch {
-  /** `m:` + 2 hex digits per minimum (8-bit tails). */
+  /** `m:` + 32 hex digits: one bit per bin (see above). */
   sketch: string
   /** `m<band>_<8 hex>` terms. */
   bands: string[]
 }
 
-/**
- * MinHash over word 3-shingles of `tokens` (content tokens, in order).
- * @example minhashSketch(['北京', '大学', '学生', '宿舍'])?.bands.length // 8
- */
-export function minhashSketch(tokens: readonly string[]): MinHashSketch | null {
-  const n = tokens.length
-  if (n < 3) return null
-  const th = new Int32Array(n)
-  for (let i = 0; i < n; i++) {
-    hashToken(tokens[i]!)
-    th[i] = HASH_OUT[1]!
-  }
-  return minhashOfHashes(th, n)
+/** Number of character 5-gram shingles of `text` (white space left out), as `minhashSketch` counts them. */
+export function shingleCount(text: string): number {
+  const content = contentUnits()
+  let n = 0
+  for (let i = 0; i < text.length; i++) if (content[text.charCodeAt(i)] !== 0) n++
+  return n >= SHINGLE_CHARS ? n - SHINGLE_CHARS + 1 : n > 0 ? 1 : 0
 }
 
-/** `minhashSketch` of tokens given by the low halves of their hashes (`th[0..n)`). */
-export function minhashOfHashes(th: Int32Array, n: number): MinHashSketch | null {
-  if (n < 3) return null
-  MINS.fill(EMPTY)
-  for (let i = 0; i + 2 < n; i++) {
-    // Order-sensitive combination of three token hashes.
-    const h = mix32((Math.imul(th[i]!, 0x9e3779b1) ^ Math.imul(th[i + 1]!, 0x85ebca77) ^ th[i + 2]!) >>> 0)
-    const bin = h >>> BIN_SHIFT
-    const v = h & VALUE_MASK
-    if (v < MINS[bin]!) MINS[bin] = v
+let CONTENT: Uint8Array | null = null
+/** 1 for each UTF-16 unit that counts in a shingle: all but white space and control or format characters; built on first use. */
+function contentUnits(): Uint8Array {
+  if (CONTENT !== null) return CONTENT
+  const t = new Uint8Array(0x10000)
+  const re = /[\s\p{Cc}\p{Cf}]/u
+  for (let c = 0; c < 0x10000; c++) t[c] = (c >= 0xd800 && c <= 0xdfff) || !re.test(String.fromCharCode(c)) ? 1 : 0
+  CONTENT = t
+  return t
+}
+
+/**
+ * MinHash over the character 5-grams of `text` (normalised text; white space and control
+ * characters are skipped and ASCII letters lower-cased here). Null when it has fewer than `minShingles` shingles.
+ * @example minhashSketch('北京大学的学生宿舍在校园东边，食堂在西边。')?.bands.length // 8
+ */
+export function minhashSketch(text: string, minShingles = MIN_MINHASH_SHINGLES): MinHashSketch | null {
+  if (units.length < text.length) units = new Uint16Array(Math.max(text.length, units.length * 2))
+  const content = contentUnits()
+  let n = 0
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i)
+    if (content[c] === 0) continue
+    if (c >= 0x41 && c <= 0x5a) c += 0x20
+    units[n++] = c
   }
-  densify()
+  const shingles = n >= SHINGLE_CHARS ? n - SHINGLE_CHARS + 1 : n > 0 ? 1 : 0
+  if (shingles < Math.max(1, minShingles)) return null
+  BINS.fill(EMPTY)
+  if (n < SHINGLE_CHARS) {
+    // One shingle: the whole (short) text.
+    let h = 0
+    for (let j = 0; j < n; j++) h = (Math.imul(h, ROLL_BASE) + units[j]!) | 0
+    fileShingle(mix32(h ^ n))
+  } else {
+    // Polynomial rolling hash of each window of SHINGLE_CHARS units (mod 2^32), then a finaliser.
+    let h = 0
+    for (let j = 0; j < SHINGLE_CHARS; j++) h = (Math.imul(h, ROLL_BASE) + units[j]!) | 0
+    fileShingle(mix32(h ^ SHINGLE_CHARS))
+    for (let i = SHINGLE_CHARS; i < n; i++) {
+      h = (Math.imul((h - Math.imul(units[i - SHINGLE_CHARS]!, ROLL_TOP)) | 0, ROLL_BASE) + units[i]!) | 0
+      fileShingle(mix32(h ^ SHINGLE_CHARS))
+    }
+  }
+  // The 16-bin sketch: a group's least value (bin index within the group, then value) is in its
+  // first filled bin. Taken before densifying the 128 bins, which would invent values.
+  MINS.fill(EMPTY)
+  for (let g = 0; g < MINHASH_SIZE; g++) {
+    for (let j = 0; j < GROUP; j++) {
+      const v = BINS[g * GROUP + j]!
+      if (v !== EMPTY) {
+        MINS[g] = ((j << BIN_SHIFT) | v) & GROUP_MASK
+        break
+      }
+    }
+  }
+  densify(BINS, VALUE_MASK)
+  densify(MINS, GROUP_MASK)
   let sketch = 'm:'
-  for (let j = 0; j < MINHASH_SIZE; j++) sketch += hex8(MINS[j]! & 0xff)
+  for (let w = 0; w < SKETCH_BINS / 32; w++) {
+    let word = 0
+    for (let j = 0; j < 32; j++) word |= (BINS[w * 32 + j]! & 1) << (31 - j)
+    sketch += hex32(word)
+  }
   const bands: string[] = []
   for (let b = 0; b < BAND_COUNT; b++) {
     let h = 0x811c9dc5 ^ b
-    for (let r = 0; r < BAND_ROWS; r++) h = mix32((Math.imul(h, 0x01000193) ^ MINS[b * BAND_ROWS + r]!) >>> 0)
+    for (let r = 0; r < BAND_ROWS; r++) h = mix32(Math.imul(h, 0x01000193) ^ MINS[b * BAND_ROWS + r]!)
     bands.push(`m${b}_${hex32(h)}`)
   }
   return { sketch, bands }
 }
 
 /**
- * Fills each empty bin from the next bin to its right that a shingle fell in (there is one).
- * Borrowed values carry the high bit until all bins are filled, so none is lent on.
+ * Fills each empty slot from the next slot to its right that a shingle fell in (there is one).
+ * Borrowed values are kept negative (one's complement) until all slots are filled, so none is
+ * lent on.
  */
-function densify(): void {
-  for (let j = 0; j < MINHASH_SIZE; j++) {
-    if (MINS[j] !== EMPTY) continue
+function densify(mins: Int32Array, mask: number): void {
+  const k = mins.length
+  for (let j = 0; j < k; j++) {
+    if (mins[j] !== EMPTY) continue
     let t = 1
-    while (MINS[(j + t) % MINHASH_SIZE]! > VALUE_MASK) t++
+    let at = j + 1 === k ? 0 : j + 1
+    while (mins[at]! < 0) {
+      t++
+      at = at + 1 === k ? 0 : at + 1
+    }
     // Mixed with the distance: a borrowed value equals another document's only when both borrow
     // the same value over the same distance.
-    MINS[j] = (mix32((MINS[(j + t) % MINHASH_SIZE]! ^ Math.imul(t, 0x9e3779b1)) >>> 0) & VALUE_MASK) | 0x80000000
+    mins[j] = ~(mix32(mins[at]! ^ Math.imul(t, 0x9e3779b1)) & mask)
   }
-  for (let j = 0; j < MINHASH_SIZE; j++) MINS[j] = MINS[j]! & VALUE_MASK
+  for (let j = 0; j < k; j++) if (mins[j]! < 0) mins[j] = ~mins[j]!
+}
+
+/** Bits set in each hex digit's value. */
+const NIBBLE_BITS = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4]
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30
+  if (c >= 0x61 && c <= 0x66) return c - 0x57
+  return -1
+}
+
+/** Bits of an `m:` sketch, or 0 when `s` is not one (prefix, then lower-case hex). */
+function sketchBits(s: string): number {
+  if (!s.startsWith('m:') || s.length <= 2) return 0
+  for (let i = 2; i < s.length; i++) if (hexValue(s.charCodeAt(i)) < 0) return 0
+  return 4 * (s.length - 2)
 }
 
 /**
- * Estimated Jaccard resemblance of two `m:` sketches: the share of equal 8-bit minima, corrected
- * for the 1/256 chance of equal tails by accident. NaN when either is not a MinHash sketch.
- * @example minhashSimilarity('m:00ff…', 'm:00ff…') // 1
+ * Estimated Jaccard resemblance of two `m:` sketches of one bit per bin: agreeing bits are
+ * (1 + J) / 2 of them in expectation, so J ≈ 2·agree/bits − 1 (clamped at 0). NaN when either is
+ * not a MinHash sketch or their sizes differ.
+ * @example minhashSimilarity(a.sketch, a.sketch) // 1
  */
 export function minhashSimilarity(a: string, b: string): number {
-  if (!a.startsWith('m:') || !b.startsWith('m:') || a.length !== b.length) return NaN
-  let equal = 0
-  const k = (a.length - 2) / 2
-  for (let j = 0; j < k; j++) {
-    if (a.charCodeAt(2 + 2 * j) === b.charCodeAt(2 + 2 * j) && a.charCodeAt(3 + 2 * j) === b.charCodeAt(3 + 2 * j)) equal++
-  }
-  const raw = equal / k
-  return Math.max(0, (raw - 1 / 256) / (1 - 1 / 256))
+  const bits = sketchBits(a)
+  if (bits === 0 || a.length !== b.length || sketchBits(b) !== bits) return NaN
+  let differ = 0
+  for (let i = 2; i < a.length; i++) differ += NIBBLE_BITS[hexValue(a.charCodeAt(i)) ^ hexValue(b.charCodeAt(i))]!
+  return similarityOf(bits - differ, bits)
+}
+
+function similarityOf(agree: number, bits: number): number {
+  return Math.max(0, (2 * agree) / bits - 1)
 }
 
 /**
  * Keys such that two MinHash sketches with `minhashSimilarity(a, b) >= min` share at least one
  * (an exact pre-filter, unlike the probabilistic LSH bands). A similarity of `min` needs `e` equal
- * minima of `k`, so at most `k − e` differ; of `k − e + 1` disjoint groups of positions at least
- * one is then entirely equal (pigeonhole), and each group's digits make a key.
+ * bits of `k`, so at most `k − e` differ; of `k − e + 1` disjoint groups of bits at least one is
+ * then entirely equal (pigeonhole), and each group's bits make a key.
  * Returns [] when no similarity can reach `min`, and null when keys cannot help (a string that is
- * not a sketch of whole minima, or `min` ≤ 0, which every pair reaches): compare with everything.
- * @example minhashGroupKeys(minhashSketch(tokens)!.sketch, 0.5)?.length // 8 groups of 2 minima
+ * not a sketch, or `min` ≤ 0, which every pair reaches): compare with everything.
+ * @example minhashGroupKeys(minhashSketch(text)!.sketch, 0.6)?.length // 26 groups of 4–5 bits
  */
 export function minhashGroupKeys(sketch: string, min: number): string[] | null {
-  if (!(min > 0) || !sketch.startsWith('m:') || sketch.length % 2 !== 0 || sketch.length < 4) return null
-  const k = (sketch.length - 2) / 2
-  // The fewest equal minima that reach `min`, by the very formula of minhashSimilarity.
+  const k = sketchBits(sketch)
+  if (!(min > 0) || k === 0) return null
+  // The fewest equal bits that reach `min`, by the very formula of minhashSimilarity.
   let e = 1
-  while (e <= k && !(Math.max(0, (e / k - 1 / 256) / (1 - 1 / 256)) >= min)) e++
+  while (e <= k && !(similarityOf(e, k) >= min)) e++
   if (e > k) return []
+  let bitString = ''
+  for (let i = 2; i < sketch.length; i++) bitString += hexValue(sketch.charCodeAt(i)).toString(2).padStart(4, '0')
   const groups = k - e + 1
   const keys: string[] = []
   for (let g = 0; g < groups; g++) {
     const from = Math.floor((g * k) / groups)
     const to = Math.floor(((g + 1) * k) / groups)
-    keys.push(`${k}/${g}/${sketch.slice(2 + 2 * from, 2 + 2 * to)}`)
+    keys.push(`${k}/${g}/${bitString.slice(from, to)}`)
   }
   return keys
 }

@@ -5,7 +5,7 @@
  */
 import {
   contentTokens, defaultIdf, defaultSegmenter, defaultStopWords, fingerprintToHex, isShortText,
-  minhashSketch, MIN_MINHASH_SHINGLES, normalizeContent, simhash, stripAttribution, termSetSketch, weightContentTokens, type Analysis,
+  minhashSketch, normalizeContent, simhash, stripAttribution, termSetSketch, weightContentTokens, type Analysis,
 } from '../../src/index.js'
 import { contentKey } from '../../src/fingerprint/hash.js'
 import { TermTable } from '../../src/fingerprint/_term-table.js'
@@ -20,7 +20,7 @@ export function reference(content: string) {
   const tokens = contentTokens(seg.cut(normalized), stop)
   const terms = weightContentTokens(tokens, idf)
   const short = isShortText(terms)
-  const minhash = short || tokens.length - 2 < MIN_MINHASH_SHINGLES ? null : minhashSketch(tokens)
+  const minhash = short ? null : minhashSketch(normalized)
   return {
     normalized,
     terms,

@@ -128,11 +128,11 @@ function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis,
     const jaccard = c.termJaccard.toFixed(2)
     if (a.short) return `not duplicates (both short: needs distance ≤ ${k} and term Jaccard ≥ 0.8; here ${c.distance} and ${jaccard})`
     const resemblance = a.sketch !== null && b.sketch !== null ? minhashSimilarity(a.sketch, b.sketch).toFixed(2) : '?'
-    return `not duplicates (distance ${c.distance} > k = ${k}; estimated shingle resemblance ${resemblance} < 0.5)`
+    return `not duplicates (distance ${c.distance} > k = ${k}; estimated 5-gram resemblance ${resemblance} < ${DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance})`
   }
   if (match.layer === 'exact') return 'duplicates by the exact layer (same normalised content)'
   const evidence = match.rule === 'minhash'
-    ? `estimated shingle resemblance ${match.resemblance!.toFixed(2)} ≥ 0.5, at any distance`
+    ? `estimated 5-gram resemblance ${match.resemblance!.toFixed(2)} ≥ ${DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance}, at any distance`
     : match.rule === 'short-text'
       ? `both short, distance ${match.distance} ≤ ${k}, term Jaccard ${match.resemblance!.toFixed(2)} ≥ 0.8`
       : `distance ${match.distance} ≤ k = ${k}`

@@ -30,7 +30,7 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   simhash near-duplicate content, by one of three rules:
           simhash     SimHash distance ≤ k (the decision's distance)
           short-text  both texts short: distance ≤ k and term-set Jaccard ≥ 0.8 (resemblance)
-          minhash     word-shingle resemblance ≥ 0.5 at any distance   (off: --no-minhash)
+          minhash     character 5-gram resemblance ≥ 0.6 at any distance (off: --no-minhash)
   title   same non-generic title                               (on: --title)
 
   --k N              how many of the 64 SimHash bits may differ for the simhash and short-text

@@ -167,7 +167,7 @@ function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, matc
     if (a.contentHash !== b.contentHash) reasons.push('normalised contents differ')
     if (distance > k) reasons.push(`distance ${distance} > k = ${k}`)
     if (a.short || b.short) reasons.push(`${a.short && b.short ? 'both are' : 'one is'} short: the short-text rule needs both short and term Jaccard ≥ 0.8`)
-    if (resemblance !== null) reasons.push(`estimated shingle resemblance ${resemblance.toFixed(2)} below the MinHash threshold`)
+    if (resemblance !== null) reasons.push(`estimated 5-gram resemblance ${resemblance.toFixed(2)} below the MinHash threshold`)
   }
   const lines = [
     `verdict      ${verdict}`,
@@ -176,7 +176,7 @@ function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, matc
     `b            ${b.id}  ${fingerprintToHex(b.fingerprint)}  cluster ${b.clusterId}${b.short ? '  short' : ''}${b.layer === null ? '' : `  (${b.layer} dup of ${b.duplicateOf})`}`,
     `same content ${a.contentHash === b.contentHash}   same url ${a.urlHash !== null && a.urlHash === b.urlHash}   same title ${a.titleHash !== null && a.titleHash === b.titleHash}`,
   ]
-  if (resemblance !== null) lines.push(`resemblance  ${resemblance.toFixed(2)} (MinHash estimate of word 3-shingle Jaccard)`)
+  if (resemblance !== null) lines.push(`resemblance  ${resemblance.toFixed(2)} (MinHash estimate of character 5-gram Jaccard)`)
   if (termJaccard !== null) lines.push(`term jaccard ${termJaccard.toFixed(2)} (short-text term sets)`)
   if (reasons.length > 0) lines.push(`why not      ${reasons.join('; ')}`)
   return { a: a.id, b: b.id, distance, k, duplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, sameContent: a.contentHash === b.contentHash, resemblance, termJaccard, sameCluster: a.clusterId === b.clusterId, reasons, lines }

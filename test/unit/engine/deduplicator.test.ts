@@ -321,17 +321,23 @@ describe('engine vs brute force', () => {
       const y = new Set(b.slice(2).match(/.{8}/g))
       return [...x].filter((h) => y.has(h)).length / new Set([...x, ...y]).size
     }
+    // Share of agreeing bits of the two 1-bit-per-bin sketches, as an estimate: 2·agree/bits − 1.
     const resemblance = (a: string, b: string) => {
-      let eq = 0
-      for (let j = 2; j < a.length; j += 2) if (a.slice(j, j + 2) === b.slice(j, j + 2)) eq++
-      return Math.max(0, (eq / ((a.length - 2) / 2) - 1 / 256) / (1 - 1 / 256))
+      const bits = (s: string) => [...s.slice(2)].map((h) => parseInt(h, 16).toString(2).padStart(4, '0')).join('')
+      const x = bits(a)
+      const y = bits(b)
+      let agree = 0
+      for (let j = 0; j < x.length; j++) if (x[j] === y[j]) agree++
+      return Math.max(0, (2 * agree) / x.length - 1)
     }
+    // The MinHash route reaches a pair through a shared LSH band term.
+    const shareBand = (a: readonly string[], b: readonly string[]) => a.some((t) => b.includes(t))
     out.forEach((decision, i) => {
       const me = analyses[i]!
       const matches = analyses.slice(0, i).filter((e) => {
         if (e.contentHash === me.contentHash) return true
         const dist = hamming(e.fingerprint, me.fingerprint)
-        if (!me.short && !e.short) return dist <= 3 || resemblance(me.sketch!, e.sketch!) >= 0.5
+        if (!me.short && !e.short) return dist <= 3 || (me.sketch != null && e.sketch != null && shareBand(me.bands, e.bands) && resemblance(me.sketch, e.sketch) >= 0.6)
         return me.short && e.short && dist <= 3 && jaccard(me.sketch!, e.sketch!) >= 0.8
       })
       expect(decision.status, `doc ${i}`).toBe(matches.length > 0 ? 'duplicate' : 'unique')
