@@ -13,4 +13,14 @@ export default tseslint.config(
       '@typescript-eslint/ban-ts-comment': 'error',
     },
   },
+  {
+    // Tests outside test/corpus run offline on any OS: they never load (or build) the Debian corpus.
+    files: ['test/**/*.ts'],
+    ignores: ['test/corpus/**', 'test/bench/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/scripts/corpus/load*', '**/scripts/corpus/build*', '**/scripts/corpus/packages*'], message: 'The corpus (apt-get, network) is for tests in test/corpus/ only.' }],
+      }],
+    },
+  },
 )

@@ -1,7 +1,7 @@
 import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
-import { minhashSimilarity } from '../fingerprint/minhash.js'
+import { minhashSimilarity, resemblanceBound } from '../fingerprint/minhash.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -100,7 +100,12 @@ function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: numbe
 function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   const dSketch = d.sketch ?? null
   if (distance <= o.maxDistance) {
-    if (!d.short && !c.short) return { rule: 'simhash', resemblance: null }
+    // SimHash is blind to length: a section and the whole page it sits in can be within k. Two
+    // texts whose 5-gram sets differ in size more than `minResemblance` allows cannot be alike
+    // enough (J ≤ min/max of the sizes), whatever the distance.
+    if (!d.short && !c.short && !(dSketch !== null && c.sketch !== undefined && resemblanceBound(dSketch, c.sketch) < o.minResemblance)) {
+      return { rule: 'simhash', resemblance: null }
+    }
     const short = o.analyzer.shortText
     if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
       const jaccard = sketchJaccard(dSketch, c.sketch)

@@ -33,7 +33,11 @@ export interface DeduplicatorOptions {
    * resemblance. Catches truncated copies and added paragraphs that push SimHash past k. @default true
    */
   minhash?: boolean
-  /** Estimated shingle resemblance (Jaccard) at or above which the MinHash route calls a duplicate. @default 0.6 (0–1) */
+  /**
+   * Estimated character 5-gram resemblance (Jaccard) at or above which the MinHash route calls a
+   * duplicate; also the least size ratio of two texts' 5-gram sets for a SimHash match (J ≤ min/max).
+   * @default 0.6 (0–1)
+   */
   minResemblance?: number
   /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
   windowMs?: number

@@ -7,5 +7,5 @@ export { isShortText, termSetSketch, sketchJaccard, DEFAULT_SHORT_TEXT_OPTIONS, 
 export { createAnalyzer, FINGERPRINT_ALGORITHM, type Analyzer, type AnalyzerOptions, type Analysis } from './analyzer.js'
 export { defaultIdf, defaultStopWords } from './_data.js'
 export { compareTexts, compareAnalyses, type Comparison } from './compare.js'
-export { minhashSketch, minhashSimilarity, MINHASH_SIZE, MIN_MINHASH_SHINGLES, BAND_COUNT, BAND_ROWS, type MinHashSketch } from './minhash.js'
+export { minhashSketch, minhashSimilarity, resemblanceBound, MINHASH_SIZE, MIN_MINHASH_SHINGLES, BAND_COUNT, BAND_ROWS, type MinHashSketch } from './minhash.js'
 export { defaultSegmenter } from './analyzer.js'

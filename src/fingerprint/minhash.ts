@@ -71,8 +71,39 @@ const ROLL_TOP = Math.imul(Math.imul(ROLL_BASE, ROLL_BASE), Math.imul(ROLL_BASE,
 
 const BINS = new Int32Array(SKETCH_BINS)
 
-/** Files one shingle hash into its bin (top bits), keeping the bin's least value. */
+/** Distinct-shingle counter: open addressing over the shingle hashes, cleared by a generation stamp. */
+let seenKeys = new Int32Array(1 << 12)
+let seenStamp = new Uint32Array(1 << 12)
+let stamp = 0
+let distinct = 0
+
+function resetSeen(shingles: number): void {
+  let size = seenKeys.length
+  while (size < 2 * shingles) size *= 2
+  if (size !== seenKeys.length) {
+    seenKeys = new Int32Array(size)
+    seenStamp = new Uint32Array(size)
+    stamp = 0
+  }
+  stamp = (stamp + 1) >>> 0
+  if (stamp === 0) {
+    seenStamp.fill(0)
+    stamp = 1
+  }
+  distinct = 0
+}
+
+/** Files one shingle hash into its bin (top bits), keeping the bin's least value, and counts it once. */
 function fileShingle(h: number): void {
+  const mask = seenKeys.length - 1
+  let at = h & mask
+  while (seenStamp[at] === stamp) {
+    if (seenKeys[at] === h) return
+    at = (at + 1) & mask
+  }
+  seenStamp[at] = stamp
+  seenKeys[at] = h
+  distinct++
   const bin = h >>> BIN_SHIFT
   const v = h & VALUE_MASK
   const old = BINS[bin]!
@@ -83,7 +114,7 @@ let units = new Uint16Array(4096)
 
 /** Sketch and band terms of a text, or null when it has too few shingles. */
 export interface MinHashSketch {
-  /** `m:` + 32 hex digits: one bit per bin (see above). */
+  /** `m:` + 8 hex digits of the number of distinct shingles + one bit per bin in hex (see above). */
   sketch: string
   /** `m<band>_<8 hex>` terms. */
   bands: string[]
@@ -126,6 +157,7 @@ export function minhashSketch(text: string, minShingles = MIN_MINHASH_SHINGLES):
   const shingles = n >= SHINGLE_CHARS ? n - SHINGLE_CHARS + 1 : n > 0 ? 1 : 0
   if (shingles < Math.max(1, minShingles)) return null
   BINS.fill(EMPTY)
+  resetSeen(shingles)
   if (n < SHINGLE_CHARS) {
     // One shingle: the whole (short) text.
     let h = 0
@@ -155,7 +187,7 @@ export function minhashSketch(text: string, minShingles = MIN_MINHASH_SHINGLES):
   }
   densify(BINS, VALUE_MASK)
   densify(MINS, GROUP_MASK)
-  let sketch = 'm:'
+  let sketch = `m:${hex32(distinct)}`
   for (let w = 0; w < SKETCH_BINS / 32; w++) {
     let word = 0
     for (let j = 0; j < 32; j++) word |= (BINS[w * 32 + j]! & 1) << (31 - j)
@@ -201,11 +233,33 @@ function hexValue(c: number): number {
   return -1
 }
 
-/** Bits of an `m:` sketch, or 0 when `s` is not one (prefix, then lower-case hex). */
+/** Hex digits before the bits: the distinct-shingle count. */
+const COUNT_DIGITS = 8
+
+/** Bits of an `m:` sketch, or 0 when `s` is not one (prefix, count, then lower-case hex bits). */
 function sketchBits(s: string): number {
-  if (!s.startsWith('m:') || s.length <= 2) return 0
+  if (!s.startsWith('m:') || s.length <= 2 + COUNT_DIGITS) return 0
   for (let i = 2; i < s.length; i++) if (hexValue(s.charCodeAt(i)) < 0) return 0
-  return 4 * (s.length - 2)
+  return 4 * (s.length - 2 - COUNT_DIGITS)
+}
+
+/** The distinct-shingle count an `m:` sketch starts with, or NaN. */
+export function sketchShingles(s: string): number {
+  if (sketchBits(s) === 0) return NaN
+  return parseInt(s.slice(2, 2 + COUNT_DIGITS), 16)
+}
+
+/**
+ * The largest resemblance two texts can have, from their distinct-shingle counts alone:
+ * J = |A ∩ B| / |A ∪ B| ≤ min(|A|, |B|) / max(|A|, |B|). A text and one twice its length (a section
+ * and its whole page) are at most 0.5 alike whatever their SimHash says. NaN unless both are sketches.
+ * @example resemblanceBound(section.sketch, page.sketch) // 0.4
+ */
+export function resemblanceBound(a: string, b: string): number {
+  const x = sketchShingles(a)
+  const y = sketchShingles(b)
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN
+  return x === y ? 1 : Math.min(x, y) / Math.max(x, y)
 }
 
 /**
@@ -218,38 +272,10 @@ export function minhashSimilarity(a: string, b: string): number {
   const bits = sketchBits(a)
   if (bits === 0 || a.length !== b.length || sketchBits(b) !== bits) return NaN
   let differ = 0
-  for (let i = 2; i < a.length; i++) differ += NIBBLE_BITS[hexValue(a.charCodeAt(i)) ^ hexValue(b.charCodeAt(i))]!
+  for (let i = 2 + COUNT_DIGITS; i < a.length; i++) differ += NIBBLE_BITS[hexValue(a.charCodeAt(i)) ^ hexValue(b.charCodeAt(i))]!
   return similarityOf(bits - differ, bits)
 }
 
 function similarityOf(agree: number, bits: number): number {
   return Math.max(0, (2 * agree) / bits - 1)
-}
-
-/**
- * Keys such that two MinHash sketches with `minhashSimilarity(a, b) >= min` share at least one
- * (an exact pre-filter, unlike the probabilistic LSH bands). A similarity of `min` needs `e` equal
- * bits of `k`, so at most `k − e` differ; of `k − e + 1` disjoint groups of bits at least one is
- * then entirely equal (pigeonhole), and each group's bits make a key.
- * Returns [] when no similarity can reach `min`, and null when keys cannot help (a string that is
- * not a sketch, or `min` ≤ 0, which every pair reaches): compare with everything.
- * @example minhashGroupKeys(minhashSketch(text)!.sketch, 0.6)?.length // 26 groups of 4–5 bits
- */
-export function minhashGroupKeys(sketch: string, min: number): string[] | null {
-  const k = sketchBits(sketch)
-  if (!(min > 0) || k === 0) return null
-  // The fewest equal bits that reach `min`, by the very formula of minhashSimilarity.
-  let e = 1
-  while (e <= k && !(similarityOf(e, k) >= min)) e++
-  if (e > k) return []
-  let bitString = ''
-  for (let i = 2; i < sketch.length; i++) bitString += hexValue(sketch.charCodeAt(i)).toString(2).padStart(4, '0')
-  const groups = k - e + 1
-  const keys: string[] = []
-  for (let g = 0; g < groups; g++) {
-    const from = Math.floor((g * k) / groups)
-    const to = Math.floor(((g + 1) * k) / groups)
-    keys.push(`${k}/${g}/${bitString.slice(from, to)}`)
-  }
-  return keys
 }

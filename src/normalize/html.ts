@@ -92,6 +92,8 @@ interface Frame {
   links: number
   /** A `table` that has a header, caption or column groups: data, never link-dense. */
   dataTable?: boolean
+  /** Non-space characters of link-dense children dropped from it. */
+  dropped?: number
 }
 
 // Prose units: their links count towards an enclosing block's link density only when the unit is
@@ -99,6 +101,15 @@ interface Frame {
 // sentence with links in it is text, so a section of such sentences is never link-dense.
 const PROSE_UNITS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'figcaption', 'caption', 'address', 'pre'])
 const LINK_ONLY_RATIO = 0.9
+/**
+ * A block left with at most this many characters once a link-dense child went, at most
+ * LABEL_MAX_SHARE of what went, and no sentence in it, was that child's label. Labels of tables of
+ * contents and menus ("目录", "Contents", "On this page") are a word or a short phrase.
+ */
+const LABEL_MAX_CHARS = 24
+const LABEL_MAX_SHARE = 0.1
+/** A label is a word or a phrase; text with a sentence's end in it is prose, however short. */
+const SENTENCE_END_RE = /[。！？!?；;]|\.(?:\s|$)/u
 
 // Parts only data tables have (Readability marks data tables by them too): a table holding one is
 // content, however many links its cells carry (package lists, reference tables).
@@ -219,13 +230,18 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
       frame.linkChars = 0
       frame.links = 0
     }
-    if (
-      o.linkDensity && inDataTable === 0 && frame.links >= LINK_DENSE_MIN_LINKS && frame.linkChars >= LINK_DENSE_RATIO * frame.chars &&
-      LINK_DENSE_CANDIDATES.has(frame.name)
-    ) {
+    const linkDense = o.linkDensity && inDataTable === 0 && LINK_DENSE_CANDIDATES.has(frame.name) &&
+      frame.links >= LINK_DENSE_MIN_LINKS && frame.linkChars >= LINK_DENSE_RATIO * frame.chars
+    // What is left of a block whose link-dense child was dropped may be only that child's label
+    // ("目录", "Contents", "On this page" above a table of contents): it goes with it.
+    const label = o.linkDensity && inDataTable === 0 && LINK_DENSE_CANDIDATES.has(frame.name) && frame.dropped !== undefined &&
+      frame.chars <= LABEL_MAX_CHARS && frame.chars <= LABEL_MAX_SHARE * frame.dropped &&
+      !SENTENCE_END_RE.test(content.slice(frame.contentAt).join(''))
+    if (linkDense || label) {
       // Link-dense: its text goes, and its parent is judged without it.
       content.length = frame.contentAt
       main.length = Math.min(main.length, frame.mainAt)
+      if (linkDense) parent.dropped = (parent.dropped ?? 0) + frame.chars
     } else {
       parent.chars += frame.chars
       parent.linkChars += frame.linkChars

@@ -1,8 +1,10 @@
 /**
  * Finds an Elasticsearch 8 node for integration tests, trying in order:
  * 1. `ES_URL` (a node someone else runs; never stopped here),
- * 2. a testcontainers container, only when a Docker engine answers,
- * 3. the loopback node of `scripts/es-start.sh` (Maven-built, no Docker).
+ * 2. the node this test run's global setup started (test/setup/elasticsearch.ts, handed over with
+ *    vitest's `inject`; stopped by that setup after the last file),
+ * 3. a testcontainers container, only when a Docker engine answers,
+ * 4. the loopback node of `scripts/es-start.sh` (Maven-built, no Docker).
  * Nothing here skips: when no node can be had it throws, so CI fails instead of passing empty.
  */
 import { execFile } from 'node:child_process'
@@ -11,6 +13,18 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
+
+/** The node test/setup/elasticsearch.ts started for the whole run (absent when it did not). */
+export interface SharedElasticsearch {
+  url: string
+  source: ElasticsearchSource
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    elasticsearch?: SharedElasticsearch
+  }
+}
 
 /** Where the node came from. */
 export type ElasticsearchSource = 'ES_URL' | 'testcontainers' | 'launcher'
@@ -34,8 +48,8 @@ export interface AcquiredElasticsearch {
   source: ElasticsearchSource
   /**
    * Gives the node back: stops a testcontainers container; stops a launcher node when a test run
-   * started it and no other test process still holds it; never stops `ES_URL` or a node that a
-   * developer started with `npm run es:start`.
+   * started it and no other test process still holds it; never stops `ES_URL`, the run's shared
+   * node (its global setup does) or a node that a developer started with `npm run es:start`.
    */
   stop(): Promise<void>
 }
@@ -108,10 +122,11 @@ async function fromContainer(): Promise<Found> {
 }
 
 /**
- * Test files run in parallel processes that share one launcher node, so "stop it if I started
- * it" is not enough: the first file to finish would pull the node from under the others. Each
- * user holds a lease file; whoever leaves last stops the node, and only if a test run started it
- * (never a node a developer started with `npm run es:start`).
+ * Several processes may share one launcher node (two test runs at once; test files when no global
+ * setup started a node for them), so "stop it if I started it" is not enough: the first to finish
+ * would pull the node from under the others. Each user holds a lease file; whoever leaves last
+ * stops the node, and only if a test run started it (never a node a developer started with
+ * `npm run es:start`).
  */
 class LauncherLease {
   private readonly dir: string
@@ -188,20 +203,26 @@ async function fromLauncher(): Promise<Found> {
  * Returns a running Elasticsearch 8 node, starting one if needed, and logs one line naming its
  * version, build flavour and source.
  *
+ * @param options.shared Use the node the run's global setup started (default true; the setup itself
+ *   passes false: `inject` only works inside a test file).
  * @example
  * const es = await acquireElasticsearch()
  * const client = new Client({ nodes: es.nodes })
  * // … tests …
  * await client.close(); await es.stop()
  */
-export async function acquireElasticsearch(): Promise<AcquiredElasticsearch> {
+export async function acquireElasticsearch(options: { shared?: boolean } = {}): Promise<AcquiredElasticsearch> {
   const envUrl = process.env.ES_URL
+  // Imported here, not at the top: the global setup imports this file, and vitest's runtime cannot load there.
+  const shared = options.shared === false ? undefined : (await import('vitest')).inject('elasticsearch')
   const node: Found =
     envUrl !== undefined && envUrl !== ''
       ? { url: envUrl, source: 'ES_URL', stop: async () => {} }
-      : (await dockerEngineAnswers())
-        ? await fromContainer()
-        : await fromLauncher()
+      : shared !== undefined
+        ? { ...shared, stop: async () => {} }
+        : (await dockerEngineAnswers())
+          ? await fromContainer()
+          : await fromLauncher()
 
   let about: { version: string; flavor: string }
   try {

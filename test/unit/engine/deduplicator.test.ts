@@ -161,6 +161,25 @@ describe('Deduplicator layers', () => {
   })
 })
 
+describe('a text inside a much longer one', () => {
+  test('SimHash within k but 5-gram sets of very different sizes: not a duplicate (J ≤ min/max < minResemblance)', async () => {
+    // The page = the article + a long table of symbols and codes that carries no term weight
+    // (punctuation and single Latin letters): SimHash sees the article alone, 5-grams see a text
+    // three times longer. By the resemblance definition the article is at most a third of it.
+    let noise = ''
+    let seed = 7
+    const marks = '，。、；：？！…—·《》「」『』（）【】'
+    for (let i = 0; i < 2 * ARTICLE_A.length; i++) noise += marks[(seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % marks.length]
+    const page = `${ARTICLE_A}\n${noise}`
+    const a = analyzer.analyze(ARTICLE_A)
+    const p = analyzer.analyze(page)
+    expect(hamming(a.fingerprint, p.fingerprint)).toBeLessThanOrEqual(3)
+    const d = await dedup()
+    const out = await d.add([{ id: 'article', content: ARTICLE_A }, { id: 'page', content: page }])
+    expect(out.map((x) => x.status)).toEqual(['unique', 'unique'])
+  })
+})
+
 describe('Deduplicator clusters and batches', () => {
   test('within a batch each document is checked against the earlier ones', async () => {
     const d = await dedup()
@@ -323,12 +342,18 @@ describe('engine vs brute force', () => {
     }
     // Share of agreeing bits of the two 1-bit-per-bin sketches, as an estimate: 2·agree/bits − 1.
     const resemblance = (a: string, b: string) => {
-      const bits = (s: string) => [...s.slice(2)].map((h) => parseInt(h, 16).toString(2).padStart(4, '0')).join('')
+      const bits = (s: string) => [...s.slice(10)].map((h) => parseInt(h, 16).toString(2).padStart(4, '0')).join('')
       const x = bits(a)
       const y = bits(b)
       let agree = 0
       for (let j = 0; j < x.length; j++) if (x[j] === y[j]) agree++
       return Math.max(0, (2 * agree) / x.length - 1)
+    }
+    // Distinct-shingle counts (the sketch's first 8 hex digits) bound the resemblance: min/max.
+    const sizeRatio = (a: string, b: string) => {
+      const x = parseInt(a.slice(2, 10), 16)
+      const y = parseInt(b.slice(2, 10), 16)
+      return Math.min(x, y) / Math.max(x, y)
     }
     // The MinHash route reaches a pair through a shared LSH band term.
     const shareBand = (a: readonly string[], b: readonly string[]) => a.some((t) => b.includes(t))
@@ -337,7 +362,7 @@ describe('engine vs brute force', () => {
       const matches = analyses.slice(0, i).filter((e) => {
         if (e.contentHash === me.contentHash) return true
         const dist = hamming(e.fingerprint, me.fingerprint)
-        if (!me.short && !e.short) return dist <= 3 || (me.sketch != null && e.sketch != null && shareBand(me.bands, e.bands) && resemblance(me.sketch, e.sketch) >= 0.6)
+        if (!me.short && !e.short) return (dist <= 3 && (me.sketch == null || e.sketch == null || sizeRatio(me.sketch, e.sketch) >= 0.6)) || (me.sketch != null && e.sketch != null && shareBand(me.bands, e.bands) && resemblance(me.sketch, e.sketch) >= 0.6)
         return me.short && e.short && dist <= 3 && jaccard(me.sketch!, e.sketch!) >= 0.8
       })
       expect(decision.status, `doc ${i}`).toBe(matches.length > 0 ? 'duplicate' : 'unique')

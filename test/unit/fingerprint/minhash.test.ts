@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { minhashSketch, minhashSimilarity, shingleCount, BAND_COUNT, SKETCH_BINS, MIN_MINHASH_SHINGLES } from '../../../src/fingerprint/minhash.js'
+import { minhashSketch, minhashSimilarity, resemblanceBound, sketchShingles, shingleCount, BAND_COUNT, SKETCH_BINS, MIN_MINHASH_SHINGLES } from '../../../src/fingerprint/minhash.js'
 import { mulberry32 as sfc32 } from '../../helpers/random.js'
 
 /** The oracle: exact Jaccard of the two texts' character 5-gram sets (white space out, ASCII lower-cased). */
@@ -32,9 +32,9 @@ describe('minhashSketch', () => {
     expect(minhashSketch(text(sfc32(1), n))).not.toBeNull()
     expect(shingleCount(text(sfc32(1), n))).toBe(MIN_MINHASH_SHINGLES)
   })
-  test('shape: m: + one bit per bin in hex, one band term per band', () => {
+  test('shape: m: + distinct-shingle count + one bit per bin in hex, one band term per band', () => {
     const s = minhashSketch(text(sfc32(2), 300))!
-    expect(s.sketch).toMatch(new RegExp(`^m:[0-9a-f]{${SKETCH_BINS / 4}}$`))
+    expect(s.sketch).toMatch(new RegExp(`^m:[0-9a-f]{${8 + SKETCH_BINS / 4}}$`))
     expect(s.bands).toHaveLength(BAND_COUNT)
     s.bands.forEach((b, i) => expect(b).toMatch(new RegExp(`^m${i}_[0-9a-f]{8}$`)))
   })
@@ -92,10 +92,25 @@ describe('minhashSketch', () => {
     }
   })
   test('similarity of non-MinHash sketches, or of sketches of other sizes, is NaN', () => {
-    expect(minhashSimilarity('t:00000001', 'm:00')).toBeNaN()
-    expect(minhashSimilarity('m:00ff', 'm:00ff00')).toBeNaN()
-    expect(minhashSimilarity('m:00fg', 'm:00ff')).toBeNaN()
-    expect(minhashSimilarity('m:0f', 'm:0f')).toBe(1)
-    expect(minhashSimilarity('m:0f', 'm:f0')).toBe(0)
+    const c = '00000010' // the count
+    expect(minhashSimilarity('t:00000001', `m:${c}00`)).toBeNaN()
+    expect(minhashSimilarity(`m:${c}00ff`, `m:${c}00ff00`)).toBeNaN()
+    expect(minhashSimilarity(`m:${c}00fg`, `m:${c}00ff`)).toBeNaN()
+    expect(minhashSimilarity(`m:${c}`, `m:${c}`)).toBeNaN() // no bits
+    expect(minhashSimilarity(`m:${c}0f`, `m:${c}0f`)).toBe(1)
+    expect(minhashSimilarity(`m:${c}0f`, `m:${c}f0`)).toBe(0)
   })
+  test.prop([fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 5, maxLength: 400 }), fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 5, maxLength: 400 })])(
+    'the sketch counts distinct shingles exactly, and resemblanceBound is an upper bound of the exact Jaccard',
+    (xs, ys) => {
+      // Texts over a small alphabet: many repeated 5-grams.
+      const ta = xs.map((i) => HAN[i]).join('')
+      const tb = ys.map((i) => HAN[i]).join('')
+      const distinctOf = (t: string) => new Set(Array.from({ length: t.length - 4 }, (_, i) => t.slice(i, i + 5))).size
+      const a = minhashSketch(ta, 1)!
+      const b = minhashSketch(tb, 1)!
+      expect(sketchShingles(a.sketch)).toBe(distinctOf(ta))
+      expect(resemblanceBound(a.sketch, b.sketch)).toBeGreaterThanOrEqual(shingleJaccard(ta, tb) - 1e-12)
+    },
+  )
 })

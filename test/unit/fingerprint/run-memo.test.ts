@@ -1,24 +1,11 @@
+/** Offline; memoised cuts on the Debian corpus: test/corpus/run-memo.test.ts. */
 import { describe, expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, defaultIdf, defaultStopWords, normalizeContent, tryCreateNodeRsSegmenter, type Segmenter } from '../../../src/index.js'
-import { TermTable } from '../../../src/fingerprint/_term-table.js'
+import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter, type Segmenter } from '../../../src/index.js'
 import { RunMemo, separators } from '../../../src/fingerprint/_run-memo.js'
-import { loadCorpus } from '../../../scripts/corpus/load.js'
+import { snapshot, tableOf } from '../../helpers/pipeline-oracle.js'
 import { mulberry32 } from '../../helpers/random.js'
 
-const idf = defaultIdf()
-const stop = defaultStopWords().words
 const segmenters: Segmenter[] = [createJiebaWasmSegmenter(), ...[tryCreateNodeRsSegmenter()].filter((s) => s !== undefined)]
-
-function tableOf(limit?: number): TermTable {
-  return new TermTable(idf, stop, 0.3, 0.3, limit)
-}
-
-/** The table's last document as term strings in token order, then its distinct terms and weights. */
-function snapshot(t: TermTable) {
-  const seq = Array.from(t.sequence.subarray(0, t.sequenceLength), (id) => t.term(id))
-  const distinct = Array.from(t.distinct.subarray(0, t.distinctLength), (id) => t.term(id))
-  return { seq, distinct, weights: Array.from(t.weights.subarray(0, t.distinctLength)) }
-}
 
 // Pieces that meet every class the memo distinguishes: dictionary words, ASCII words with jieba's
 // joiners (+#&._%-), separators (ASCII and CJK punctuation, \r\n, tabs, NBSP), letters jieba keeps
@@ -70,38 +57,6 @@ describe('RunMemo', () => {
       expect(memo.hits).toBeGreaterThan(memo.lookups / 2) // the memo was used, not bypassed
     })
   }
-
-  test('equals plain cuts on the corpus while the term table is cleared under it', async () => {
-    const corpus = (await loadCorpus()).slice(0, 1500)
-    const seg = segmenters.at(-1)!
-    const plain = tableOf(2000)
-    const memoTable = tableOf(2000) // clears every few documents: memoised ids must be dropped with it
-    const memo = new RunMemo(memoTable, seg)
-    for (const doc of corpus) {
-      const text = normalizeContent(doc.content)
-      plain.load(seg.cut(text))
-      memo.load(text)
-      expect(snapshot(memoTable)).toEqual(snapshot(plain))
-    }
-    expect(memo.hits).toBeGreaterThan(0)
-  }, 120_000)
-
-  test('equals plain cuts across generation rotations, and runs in use survive them', async () => {
-    const corpus = (await loadCorpus()).slice(0, 1500)
-    const seg = segmenters.at(-1)!
-    const plain = tableOf()
-    const memoTable = tableOf()
-    const memo = new RunMemo(memoTable, seg, 20_000) // a new generation every few documents
-    const texts = corpus.map((doc) => normalizeContent(doc.content))
-    for (const text of [...texts, ...texts]) {
-      plain.load(seg.cut(text))
-      memo.load(text)
-      expect(snapshot(memoTable)).toEqual(snapshot(plain))
-    }
-    // Runs in use were carried over from the generation before.
-    expect(memo.promoted).toBeGreaterThan(1000)
-    expect(memo.hits).toBeGreaterThan(memo.promoted)
-  }, 180_000)
 
   test('drops memoised cuts when the dictionary changes', () => {
     const seg = tryCreateNodeRsSegmenter() ?? createJiebaWasmSegmenter()

@@ -62,6 +62,12 @@ describe('htmlToText link density', () => {
     const seeAlso = '<div><p><a href="/1">参见甲</a></p><p><a href="/2">参见乙</a></p><p><a href="/3">参见丙</a></p></div>' // see A, see B, see C
     expect(htmlToText(`${seeAlso}<p>正文。</p>`)).toBe('正文。')
   })
+  it('drops the label of a dropped table of contents ("目录" above it), not a block with text of its own', () => {
+    const toc = `<div class="toc"><p><strong>目录</strong></p><dl>${'<dt><a href="#s">3.1. 启动过程概述</a></dt>'.repeat(6)}</dl></div>` // "Contents", "3.1. boot process overview"
+    expect(htmlToText(`${toc}<p>创建当前页的副本并将其插入到当前页之后。</p>`)).toBe('创建当前页的副本并将其插入到当前页之后。') // "copies the current page…"
+    const intro = '<p>本章介绍系统启动的每一个阶段，以及每个阶段由哪个程序负责。</p>' // a sentence of its own (30 characters): stays
+    expect(htmlToText(`<div>${intro}<dl>${'<dt><a href="#s">3.1. 启动过程概述</a></dt>'.repeat(6)}</dl></div><p>正文。</p>`)).toBe('本章介绍系统启动的每一个阶段，以及每个阶段由哪个程序负责。\n正文。')
+  })
   it('needs three links: two links are not a menu', () => {
     expect(htmlToText('<ul><li><a href="/a">上一页</a></li><li><a href="/b">下一页</a></li></ul><p>正文。</p>')).toBe('上一页\n下一页\n正文。') // previous / next page
   })

@@ -1,0 +1,50 @@
+/**
+ * The analysis pipeline written stage by stage with the public per-stage functions: the oracle
+ * that the analyzer's fast path (term table, run memo) is checked against, in test/unit and on the
+ * Debian corpus in test/corpus.
+ */
+import {
+  contentTokens, defaultIdf, defaultSegmenter, defaultStopWords, fingerprintToHex, isShortText,
+  minhashSketch, normalizeContent, simhash, stripAttribution, termSetSketch, weightContentTokens, type Analysis,
+} from '../../src/index.js'
+import { contentKey } from '../../src/fingerprint/hash.js'
+import { TermTable } from '../../src/fingerprint/_term-table.js'
+
+export const seg = defaultSegmenter()
+export const idf = defaultIdf()
+export const stop = defaultStopWords().words
+
+/** What the analyzer should return for `content`, stage by stage. */
+export function reference(content: string) {
+  const normalized = stripAttribution(normalizeContent(content))
+  const tokens = contentTokens(seg.cut(normalized), stop)
+  const terms = weightContentTokens(tokens, idf)
+  const short = isShortText(terms)
+  const minhash = short ? null : minhashSketch(normalized)
+  return {
+    normalized,
+    terms,
+    simhash: fingerprintToHex(simhash(terms)),
+    short,
+    contentHash: contentKey(normalized),
+    sketch: short ? termSetSketch(terms) : (minhash?.sketch ?? null),
+    bands: minhash?.bands ?? [],
+  }
+}
+
+/** An analysis in the shape of `reference()`, for `toEqual`. */
+export function view(a: Analysis) {
+  return { normalized: a.normalized, terms: a.terms, simhash: fingerprintToHex(a.fingerprint), short: a.short, contentHash: a.contentHash, sketch: a.sketch, bands: a.bands }
+}
+
+/** A term table over the default IDF and stop words; `limit` makes it clear itself sooner. */
+export function tableOf(limit?: number): TermTable {
+  return new TermTable(idf, stop, 0.3, 0.3, limit)
+}
+
+/** The table's last document as term strings in token order, then its distinct terms and weights. */
+export function snapshot(t: TermTable) {
+  const seq = Array.from(t.sequence.subarray(0, t.sequenceLength), (id) => t.term(id))
+  const distinct = Array.from(t.distinct.subarray(0, t.distinctLength), (id) => t.term(id))
+  return { seq, distinct, weights: Array.from(t.weights.subarray(0, t.distinctLength)) }
+}
