@@ -71,20 +71,25 @@ const ROLL_TOP = Math.imul(Math.imul(ROLL_BASE, ROLL_BASE), Math.imul(ROLL_BASE,
 
 const BINS = new Int32Array(SKETCH_BINS)
 
-/** Distinct-shingle counter: open addressing over the shingle hashes, cleared by a generation stamp. */
+/**
+ * Distinct-shingle counter: open addressing over the shingle hashes, in a table sized for this
+ * text (the first `seenMask + 1` slots of one shared array, which only grows), cleared by a stamp.
+ */
 let seenKeys = new Int32Array(1 << 12)
 let seenStamp = new Uint32Array(1 << 12)
+let seenMask = 0
 let stamp = 0
 let distinct = 0
 
 function resetSeen(shingles: number): void {
-  let size = seenKeys.length
+  let size = 64
   while (size < 2 * shingles) size *= 2
-  if (size !== seenKeys.length) {
+  if (size > seenKeys.length) {
     seenKeys = new Int32Array(size)
     seenStamp = new Uint32Array(size)
     stamp = 0
   }
+  seenMask = size - 1
   stamp = (stamp + 1) >>> 0
   if (stamp === 0) {
     seenStamp.fill(0)
@@ -95,7 +100,7 @@ function resetSeen(shingles: number): void {
 
 /** Files one shingle hash into its bin (top bits), keeping the bin's least value, and counts it once. */
 function fileShingle(h: number): void {
-  const mask = seenKeys.length - 1
+  const mask = seenMask
   let at = h & mask
   while (seenStamp[at] === stamp) {
     if (seenKeys[at] === h) return
@@ -164,14 +169,40 @@ export function minhashSketch(text: string, minShingles = MIN_MINHASH_SHINGLES):
     for (let j = 0; j < n; j++) h = (Math.imul(h, ROLL_BASE) + units[j]!) | 0
     fileShingle(mix32(h ^ n))
   } else {
-    // Polynomial rolling hash of each window of SHINGLE_CHARS units (mod 2^32), then a finaliser.
+    // Polynomial rolling hash of each window of SHINGLE_CHARS units (mod 2^32), then a finaliser;
+    // counting and filing inlined (this loop is most of the sketch's cost).
+    const u = units
+    const bins = BINS
+    const keys = seenKeys
+    const stamps = seenStamp
+    const st = stamp
+    const mask = seenMask
+    let count = 0
     let h = 0
-    for (let j = 0; j < SHINGLE_CHARS; j++) h = (Math.imul(h, ROLL_BASE) + units[j]!) | 0
-    fileShingle(mix32(h ^ SHINGLE_CHARS))
-    for (let i = SHINGLE_CHARS; i < n; i++) {
-      h = (Math.imul((h - Math.imul(units[i - SHINGLE_CHARS]!, ROLL_TOP)) | 0, ROLL_BASE) + units[i]!) | 0
-      fileShingle(mix32(h ^ SHINGLE_CHARS))
+    for (let j = 0; j < SHINGLE_CHARS - 1; j++) h = (Math.imul(h, ROLL_BASE) + u[j]!) | 0
+    for (let i = SHINGLE_CHARS - 1; i < n; i++) {
+      if (i >= SHINGLE_CHARS) h = (h - Math.imul(u[i - SHINGLE_CHARS]!, ROLL_TOP)) | 0
+      h = (Math.imul(h, ROLL_BASE) + u[i]!) | 0
+      const x = mix32(h ^ SHINGLE_CHARS)
+      let at = x & mask
+      let seen = false
+      while (stamps[at] === st) {
+        if (keys[at] === x) {
+          seen = true
+          break
+        }
+        at = (at + 1) & mask
+      }
+      if (seen) continue
+      stamps[at] = st
+      keys[at] = x
+      count++
+      const bin = x >>> BIN_SHIFT
+      const v = x & VALUE_MASK
+      const old = bins[bin]!
+      if (old < 0 || v < old) bins[bin] = v
     }
+    distinct = count
   }
   // The 16-bin sketch: a group's least value (bin index within the group, then value) is in its
   // first filled bin. Taken before densifying the 128 bins, which would invent values.
