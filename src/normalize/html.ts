@@ -260,7 +260,7 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
     {
       onopentag(name, attribs) {
         let kind = 0
-        if (SKIP_TAGS.has(name) || attribs.hidden !== undefined) kind |= FRAME_SKIP
+        if (SKIP_TAGS.has(name)) kind |= FRAME_SKIP
         else if (name === 'title') kind |= FRAME_TITLE
         else if (MAIN_TAGS.has(name) || attribs.role === 'main') kind |= FRAME_MAIN
         else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0)) {
