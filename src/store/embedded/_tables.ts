@@ -1,4 +1,4 @@
-import type { CandidateQuery, FingerprintRecord } from '../types.js'
+import type { CandidateQuery, FingerprintRecord } from '../../types.js'
 import { ByteArena } from './_arena.js'
 import { BandStore } from './_bands.js'
 import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
