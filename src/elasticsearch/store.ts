@@ -19,7 +19,7 @@ import {
   UNION_PAGE, addHotBandCandidates, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
-import { MAX_SEQ, checkQuery, isSeq, recordProblem } from '../store/_validate.js'
+import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
 import {
   Redactor,
   backoffDelay,
@@ -293,14 +293,18 @@ class EsStore implements ElasticsearchStore {
    */
   private async checkSequenced(): Promise<void> {
     const res = await this.request('get_mapping', () => this.client.indices.getMapping({ index: this.index }))
-    const unmapped = Object.entries(res).filter(([, m]) => {
+    // Fields added since the index was made (`seq`; `supersedes`, which older records lack: they
+    // supersede nothing until `reconcile` derives it) are added to its mapping: additive, safe.
+    const added: Record<string, estypes.MappingProperty> = {}
+    for (const m of Object.values(res)) {
       const dedup = m.mappings.properties?.dedup as { properties?: Record<string, unknown> } | undefined
-      return dedup !== undefined && dedup.properties?.seq === undefined
-    })
-    if (unmapped.length > 0) {
-      await this.request('put_mapping', () =>
-        this.client.indices.putMapping({ index: this.index, properties: { dedup: { properties: { seq: { type: 'long' } } } } }),
-      )
+      if (dedup === undefined) continue
+      for (const field of ['seq', 'supersedes'] as const) {
+        if (dedup.properties?.[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
+      }
+    }
+    if (Object.keys(added).length > 0) {
+      await this.request('put_mapping', () => this.client.indices.putMapping({ index: this.index, properties: { dedup: { properties: added } } }))
     }
     if (!this.options.requireSequence) return
     const old = await this.request('_count (records without seq)', () =>
@@ -728,6 +732,44 @@ class EsStore implements ElasticsearchStore {
       }),
     )
     return found
+  }
+
+  async byUrl(urlHashes: readonly string[], limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[][]> {
+    checkUrlQuery(urlHashes, limit)
+    if (urlHashes.length === 0) return []
+    if (limit === 0) return urlHashes.map(() => [])
+    await this.syncReads()
+    const size = Math.min(limit, 10_000)
+    const out: FingerprintRecord[][] = []
+    // One _msearch per `msearchSize` hashes; a page holds at most 10 000 hits (max_result_window).
+    for (const c of chunks([...urlHashes], this.options.msearchSize)) {
+      const searches: estypes.MsearchRequestItem[] = []
+      for (const hash of c) {
+        searches.push({}, {
+          query: { bool: { filter: [{ term: { 'dedup.url_hash': hash } }] } },
+          sort: [{ 'dedup.seq': 'desc' }, { 'dedup.id': 'desc' }],
+          size,
+          track_total_hits: false,
+          _source: DEDUP_SOURCE_FIELDS,
+        })
+      }
+      const res = await this.request('_msearch (versions by URL)', async () => {
+        const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches })
+        for (const item of r.responses) if ('error' in item) throw new ItemError(item.status, item.error)
+        return r
+      })
+      for (const item of res.responses) {
+        const list: FingerprintRecord[] = []
+        if (!('error' in item)) {
+          for (const hit of item.hits?.hits ?? []) {
+            const record = sourceToRecord(String(hit._id), hit._source)
+            if (record !== null) list.push(record)
+          }
+        }
+        out.push(list)
+      }
+    }
+    return out
   }
 
   async members(clusterId: string, limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[]> {

@@ -7,19 +7,19 @@ import { ChainIndex } from './_chain-index.js'
 import { KEY_OUT, KeyIndex, chainEnds } from './_key-index.js'
 import type { LogReader } from './_log-reader.js'
 import {
-  ByteWriter, ENTRY_DELETE, EXPLICIT_BANDS, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL,
-  LAYERS, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, entryBands, readRegion,
+  ByteWriter, ENTRY_DELETE, EXPLICIT_BANDS, ENTRY_LAYOUT, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_SUPERSEDES, F_TITLE, F_URL,
+  LAYERS, LAYER_SUPERSEDES, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, entryBands, readRegion,
 } from './_codec.js'
 import { BitColumn, DictColumn, I32Column, OffsetColumn, SparseI32Column, U32Column } from './_columns.js'
 import { Postings } from './_postings.js'
 import type { VersionRegistry } from './_versions.js'
 
 /**
- * Row meta (one write-once uint32 per row): record flags in bits 0–7, layer code in 9–11,
+ * Row meta (one write-once uint32 per row): record flags in bits 0–8, layer code in 9–11,
  * distance in 12–18, layout id in 19–24, version id in 25–31. Liveness is a separate bit
  * column, so meta never changes after the put and dictionary-codes to about a byte a row.
  */
-const FLAG_MASK = 255
+const FLAG_MASK = 511
 const LAYER_SHIFT = 9
 const DISTANCE_SHIFT = 12
 const LAYOUT_SHIFT = 19
@@ -456,6 +456,14 @@ export class Tables {
     }
   }
 
+  /** Every live row whose URL hash is (hi, lo), in no particular order (the whole chain is walked). */
+  urlRows(hi: number, lo: number, out: number[]): void {
+    const index = this.urls
+    for (let row = index.wide ? index.seek(hi, lo) : index.seek(0, foldKey(hi, lo)); row >= 0; row = index.next(row)) {
+      if (this.alive.has(row) && (this.meta.get(row) & F_URL) !== 0 && index.matches(row) && (index.wide || this.entryKeyIs(row, 1, hi, lo))) out.push(row)
+    }
+  }
+
   /** Whether `row`'s entry (read back from the log) has key `k` equal to (hi, lo): a fold match is not enough. */
   private entryKeyIs(row: number, k: number, hi: number, lo: number): boolean {
     this.locate(row)
@@ -639,6 +647,7 @@ export class Tables {
       indexedAt: this.time.get(row),
       seq: this.seqs.get(row),
     }
+    if ((flags & F_SUPERSEDES) !== 0) record.supersedes = a.toString('utf8', r.supersedesStart, r.supersedesStart + r.supersedesLen)
     if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
     const bands = log ? entryBands(a, v) : this.bands.terms(row, this.walked, 3)
     if (bands !== undefined) record.bands = bands
@@ -711,8 +720,8 @@ export class Tables {
     const flags = m & FLAG_MASK
     const layout = (m >>> LAYOUT_SHIFT) & 63
     w.u8(ENTRY_PUT)
-    w.u8(flags)
-    w.u8((m >>> LAYER_SHIFT) & 7)
+    w.u8(flags & 255)
+    w.u8(((m >>> LAYER_SHIFT) & 7) | ((flags & F_SUPERSEDES) !== 0 ? LAYER_SUPERSEDES : 0))
     w.u8((m >>> DISTANCE_SHIFT) & 127)
     w.u32(this.hi.get(row))
     w.u32(this.lo.get(row))
