@@ -28,7 +28,8 @@ export interface Match {
   resemblance: number | null
 }
 
-export type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
+export type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'> &
+  Partial<Pick<ResolvedDeduplicatorOptions, 'urlMinResemblance'>>
 
 /**
  * The store lookup for a document (prepared or stored): its keys for the enabled layers, its
@@ -88,12 +89,13 @@ interface RuleVerdict {
 
 /**
  * Whether two documents of one URL say the same thing: equal normalised content (rule null) or a
- * near-duplicate by the content rules, whichever content layers are enabled; null when they
- * disagree.
+ * near-duplicate by the content rules (with `urlMinResemblance` for the resemblance tests);
+ * null when they disagree.
  */
 function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   if (c.contentHash === d.contentHash) return { rule: null, resemblance: null }
-  return nearRule(d, c, distance, o)
+  const url = o.urlMinResemblance ?? o.minResemblance
+  return nearRule(d, c, distance, url === o.minResemblance ? o : { ...o, minResemblance: url })
 }
 
 /** The near-duplicate rule that accepts the pair, or null. */
