@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import {
-  createAnalyzer, createDeduplicator, deleteDocuments, newestVersion, openMemoryStore, reconcile, versionHistory,
+  createAnalyzer, createDeduplicator, deleteDocuments, hamming, minhashSimilarity, newestVersion, openMemoryStore, reconcile, versionHistory,
   type FingerprintRecord, type FingerprintStore,
 } from '../../../src/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../../fixtures/articles.js'
@@ -116,5 +116,39 @@ describe('URL versions', () => {
     expect(result).toMatchObject({ versions: 3, pairs: 0 })
     expect(await links(store)).toEqual(right)
     expect(await reconcile(d)).toMatchObject({ versions: 0, updated: 0 })
+  })
+})
+
+describe('urlMinResemblance: a looser content check for same-URL pairs (off by default)', () => {
+  // A re-crawl that kept the first part of the page and replaced the rest: estimated 5-gram
+  // resemblance between 0.5 and 0.6, SimHash far apart. Found among cut points of the fixtures.
+  function recrawl(): { before: string; after: string; resemblance: number } {
+    const before = ARTICLE_A + ARTICLE_B
+    for (let keep = before.length - 10; keep > 0; keep -= 5) {
+      const after = before.slice(0, keep) + ARTICLE_C.slice(0, 60)
+      const [x, y] = [analyzer.analyze(before), analyzer.analyze(after)]
+      const resemblance = minhashSimilarity(x.sketch!, y.sketch!)
+      if (resemblance >= 0.52 && resemblance < 0.58 && hamming(x.fingerprint, y.fingerprint) > 3) return { before, after, resemblance }
+    }
+    throw new Error('no cut point gives a resemblance between 0.52 and 0.58')
+  }
+
+  test('by default a new version; with 0.5 a duplicate by the url layer; other URLs are not loosened', async () => {
+    const { before, after } = recrawl()
+    const strict = await dedup()
+    const [, a] = await strict.add([{ id: 'v1', content: before, url: PAGE }, { id: 'v2', content: after, url: PAGE }])
+    expect(a).toMatchObject({ status: 'unique', supersedes: 'v1' })
+    const loose = createDeduplicator({ store: await openMemoryStore(), analyzer, urlMinResemblance: 0.5 })
+    const [, b] = await loose.add([{ id: 'v1', content: before, url: PAGE }, { id: 'v2', content: after, url: PAGE }])
+    expect(b).toMatchObject({ status: 'duplicate', duplicateOf: 'v1', layer: 'url', rule: 'minhash' })
+    expect(b!.supersedes).toBeUndefined()
+    // The same two texts under two URLs: the content rules as they are (0.6).
+    const other = createDeduplicator({ store: await openMemoryStore(), analyzer, urlMinResemblance: 0.5 })
+    const [, c] = await other.add([{ id: 'w1', content: before, url: `${PAGE}/w1` }, { id: 'w2', content: after, url: `${PAGE}/w2` }])
+    expect(c).toMatchObject({ status: 'unique' })
+  })
+
+  test('urlMinResemblance must be above 0 and at most 1', () => {
+    expect(() => createDeduplicator({ store: {} as FingerprintStore, analyzer, urlMinResemblance: 0 })).toThrow(/`urlMinResemblance`/)
   })
 })
