@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { DEFAULT_BLOCK_SCHEME, guaranteedDistance, type BlockScheme } from '../fingerprint/blocks.js'
+import { DEFAULT_BLOCK_SCHEME, guaranteedDistance, type BlockScheme } from '../index.js'
 import { UsageError } from './io.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>

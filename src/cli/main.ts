@@ -1,4 +1,4 @@
-import { DedupError } from '../errors.js'
+import { DedupError } from '../index.js'
 import { InputError, OutputError, UsageError, printable, type CliIO } from './io.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>

@@ -6,7 +6,7 @@ import type { PreparedItem } from './prepare.js'
 import type { WeightingOptions } from '../fingerprint/tfidf.js'
 import type { ShortTextOptions } from '../fingerprint/short-text.js'
 import type { UserWord } from '../segment/segmenter.js'
-import type { AnalyzerOptions } from '../fingerprint/analyzer.js'
+import type { Analyzer, AnalyzerOptions } from '../fingerprint/analyzer.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
 
 /** Analyzer settings that can cross a thread boundary (no functions). */
@@ -31,6 +31,24 @@ export function fromPortable(p: PortableAnalyzerOptions): AnalyzerOptions {
     ...(stopWords === undefined ? {} : { stopWords: new Set(stopWords) }),
     ...(segmenter === 'jieba-wasm' ? { segmenter: createJiebaWasmSegmenter() } : {}),
   }
+}
+
+export function isAnalyzer(x: unknown): x is Analyzer {
+  return x !== null && typeof x === 'object' && typeof (x as Analyzer).analyze === 'function'
+}
+
+/** Analyzer settings that worker threads can rebuild (the reverse of `fromPortable`); anything else (functions, tables) cannot cross. `field` names the option in errors. */
+export function toPortable(a: Analyzer | AnalyzerOptions | undefined, field = '`dedup.analyzer`'): PortableAnalyzerOptions {
+  if (a === undefined) return {}
+  if (isAnalyzer(a)) throw new DedupError('INVALID_OPTION', `With \`workers\` > 1, pass ${field} as options (userWords, stopWords, weighting, shortText), not an Analyzer: worker threads rebuild it.`)
+  const extra = Object.keys(a).filter((k) => !['userWords', 'stopWords', 'weighting', 'shortText'].includes(k))
+  if (extra.length > 0) throw new DedupError('INVALID_OPTION', `With \`workers\` > 1, ${field} cannot set ${extra.map((k) => `\`${k}\``).join(', ')}: worker threads cannot receive them.`)
+  const out: PortableAnalyzerOptions = {}
+  if (a.userWords !== undefined) out.userWords = [...a.userWords]
+  if (a.stopWords !== undefined) out.stopWords = [...a.stopWords]
+  if (a.weighting !== undefined) out.weighting = a.weighting
+  if (a.shortText !== undefined) out.shortText = a.shortText
+  return out
 }
 
 function checkSegmenterChoice(segmenter: unknown): void {

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
 import { acquireElasticsearch, testIndexFlags, testIndexOptions } from '../helpers/es-node.js'
 import { expectConsistent } from '../helpers/rerun.js'
-import { createDeduplicator, createElasticsearchStore, matchCandidate, type FingerprintRecord } from '../../src/index.js'
+import { createDeduplicator, matchCandidate, type FingerprintRecord } from '../../src/index.js'
+import { createElasticsearchStore } from '../../src/elasticsearch/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 
 const BIN = fileURLToPath(new URL('../../bin/simdup.js', import.meta.url))

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import os from 'node:os'
 import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/options.js'
 import { createDeduplicator } from '../../engine/deduplicator.js'
-import { createPreparePool, fromPortable, versionMismatch } from '../../engine/prepare-pool.js'
+import { createPreparePool, toPortable, versionMismatch } from '../../engine/prepare-pool.js'
 import { runBatches } from '../../engine/pipeline.js'
 import { batchesOf, DEFAULT_BATCH_LIMITS } from '../../engine/batches.js'
 import type { DedupStatsSnapshot } from '../../engine/stats.js'
@@ -153,7 +153,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   // Workers load their dictionaries while this thread opens the store and loads its own; when the
   // block scheme comes from the store, they start once it is open.
   const startPool = (scheme: { blocks: number; minMatch: number }) => {
-    const started = createPreparePool({ workers: threads, analyzer, blockScheme: scheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
+    const started = createPreparePool({ workers: threads, analyzer: toPortable(analyzer), blockScheme: scheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
     started.catch(() => undefined) // a failed start is reported where it is awaited
     return started
   }
@@ -177,7 +177,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       maxDistance: k,
       ...(blockScheme === undefined ? {} : { blockScheme }),
       minhash: values['no-minhash'] !== true,
-      analyzer: fromPortable(analyzer),
+      analyzer,
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),
     })

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path'
+import { parseDuration } from '../../index.js'
 import {
-  fromPortable, parseDuration, reindex, parseFieldList, defaultCheckpointFile,
-  type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
-} from '../../index.js'
+  reindex, parseFieldList, defaultCheckpointFile, type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
+} from '../../elasticsearch/index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
@@ -145,7 +145,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     dedup: {
       maxDistance: kFlag(values.k),
       // Plain options (no Analyzer instance), so worker threads can rebuild the same analyzer.
-      analyzer: fromPortable(analyzer),
+      analyzer,
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
     },
     signal: abort.signal,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { createPreparePool, createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine, type PortableAnalyzerOptions } from '../../../src/index.js'
+import { createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine, type PortableAnalyzerOptions } from '../../../src/index.js'
+import { createPreparePool } from '../../../src/engine/index.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
 describe('prepare pool (worker threads)', () => {
