@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue, isDedupErrorCode } from '../errors.js'
 import type { JsonlLine } from '../io/jsonl.js'
 import type { BlockScheme } from '../fingerprint/blocks.js'
 import type { PreparedItem } from './prepare.js'
@@ -48,6 +48,26 @@ export function toPortable(a: Analyzer | AnalyzerOptions | undefined, field = '`
   if (a.stopWords !== undefined) out.stopWords = [...a.stopWords]
   if (a.weighting !== undefined) out.weighting = a.weighting
   if (a.shortText !== undefined) out.shortText = a.shortText
+  return out
+}
+
+/** An error as a worker reports it: what survives the structured clone between threads. */
+interface WorkerError {
+  message?: unknown
+  stack?: unknown
+  code?: unknown
+}
+
+/**
+ * A worker's error as this thread's: a DedupError comes back a DedupError with its code (the
+ * structured clone between threads keeps only a plain Error's fields), so callers and the CLI's
+ * exit code see the same error as without workers; the worker's stack stays.
+ */
+export function fromWorker(err: WorkerError | Error): Error {
+  const e = err as WorkerError
+  const message = String(e.message ?? err)
+  const out = isDedupErrorCode(e.code) ? new DedupError(e.code, message) : new Error(message)
+  if (typeof e.stack === 'string') out.stack = e.stack
   return out
 }
 
@@ -128,20 +148,20 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
     versions.push(
       new Promise<string>((resolve, reject) => {
         w.once('message', (m: { version: string }) => resolve(m.version))
-        w.once('error', reject)
+        w.once('error', (err) => reject(fromWorker(err)))
       }),
     )
-    w.on('message', (m: { seq?: number; items?: PreparedItem[]; error?: string }) => {
+    w.on('message', (m: { seq?: number; items?: PreparedItem[]; error?: WorkerError }) => {
       if (m.seq === undefined) return
       const p = pending.get(m.seq)
       pending.delete(m.seq)
       if (p === undefined) return
       busy[p.worker]!--
-      if (m.error !== undefined) p.reject(new Error(m.error))
+      if (m.error !== undefined) p.reject(fromWorker(m.error))
       else p.resolve(m.items ?? [])
       pump()
     })
-    w.on('error', (err) => fail(err))
+    w.on('error', (err) => fail(fromWorker(err)))
     w.on('exit', (code) => {
       if (code !== 0) fail(new Error(`prepare worker exited with code ${code}`))
     })

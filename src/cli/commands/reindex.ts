@@ -52,7 +52,9 @@ Elasticsearch:
   Credentials given as arguments are visible in \`ps\`: prefer the environment variables.
 
 Exit codes: 0 done (or already done), 130 stopped by Ctrl-C (run again to continue),
-2 usage error, 1 fatal (Elasticsearch down or refusing; the checkpoint keeps what is done).
+2 usage error or unusable source, 3 conflict (the checkpoint is held by another process or
+belongs to another job, --dest exists), 4 Elasticsearch unreachable, 1 Elasticsearch refusing
+(the checkpoint keeps what is done).
 
 Example:
   simdup reindex --es http://127.0.0.1:9200 --source news --dest news-dedup \\

@@ -124,7 +124,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
       const diff = jobDifferences(cp.job, job)
       if (diff.length > 0) {
         throw new DedupError(
-          'INVALID_OPTION',
+          'CONFLICT',
           `Checkpoint ${o.checkpointFile} belongs to another job; it differs in ${diff.join('; ')}. ` +
             'Run with the same options, name another checkpoint file, or pass `restart` to start over.',
         )
@@ -193,7 +193,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       if (!(await indexExists(client, o.dest, request))) await createDest(client, o.dest, info, request, o)
       else if (cp === null && !o.restart) {
         throw new DedupError(
-          'INVALID_OPTION',
+          'CONFLICT',
           `Index \`${o.dest}\` already exists and no checkpoint (${o.checkpointFile ?? 'none'}) continues a job into it. ` +
             'Pass `restart` to reindex into it anyway (documents with the same id are replaced), or choose a new `dest`.',
         )
@@ -443,7 +443,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
         if (o.inPlace) {
           const routed = hits.find((h) => h._routing !== undefined)
           if (routed !== undefined) {
-            throw new DedupError('INVALID_OPTION', `Document \`${routed._id}\` of \`${routed._index}\` uses custom routing; in-place updates address documents by id only. Reindex into a \`dest\` instead.`)
+            throw new DedupError('INVALID_INPUT', `Document \`${routed._id}\` of \`${routed._index}\` uses custom routing; in-place updates address documents by id only. Reindex into a \`dest\` instead.`)
           }
         }
         let rows = toRows(hits)
