@@ -27,6 +27,7 @@ export {
 } from './engine/options.js'
 export type { DedupStatsSnapshot } from './engine/stats.js'
 export { DEFAULT_BATCH_LIMITS, type BatchLimits } from './engine/batches.js'
+export { runIndexJob, type IndexJobOptions, type IndexJobResult } from './engine/index-job.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './engine/reconcile.js'
 export { matchCandidate, compareOrder, type Match, type MatchSubject, type MatchOptions } from './engine/match.js'
 export type { PortableAnalyzerOptions } from './engine/prepare-pool.js'

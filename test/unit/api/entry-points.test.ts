@@ -42,6 +42,7 @@ describe('entry points', () => {
       expect(names).not.toContain(internal)
     }
     expect(names.length).toBeLessThanOrEqual(36)
+    expect(names).toContain('runIndexJob')
   })
 
   test("import 'simdup/elasticsearch' gives the store, reindex and the search hook (and does load the client: the hook works)", () => {
