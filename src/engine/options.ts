@@ -39,6 +39,13 @@ export interface DeduplicatorOptions {
    * @default 0.6 (0–1)
    */
   minResemblance?: number
+  /**
+   * Cross-document boilerplate: lines that recur on many of a host's unique documents (its
+   * template: a footer paragraph, a keyword line, a chapter title on every chunk) are left out of
+   * the fingerprint of that host's later documents, learned online as the job goes (see
+   * engine/templates.ts). Documents without a URL are never filtered. @default true
+   */
+  templates?: boolean
   /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
   windowMs?: number
   /** Largest accepted content, in UTF-16 code units. @default 10_000_000 */
@@ -58,6 +65,7 @@ export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
   minhash: true,
   minResemblance: 0.6,
   maxContentLength: 10_000_000,
+  templates: true,
 })
 
 export const DEFAULT_LAYERS: Required<LayerOptions> = Object.freeze({ url: true, exact: true, simhash: true, title: false })
@@ -75,6 +83,7 @@ export interface ResolvedDeduplicatorOptions {
   readonly maxContentLength: number
   readonly now: () => number
   readonly versionCheck: boolean
+  readonly templates: boolean
 }
 
 function isAnalyzer(x: Analyzer | AnalyzerOptions | undefined): x is Analyzer {
@@ -140,6 +149,7 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
     maxContentLength,
     now: options.now ?? Date.now,
     versionCheck: options.versionCheck ?? true,
+    templates: options.templates ?? DEFAULT_DEDUPLICATOR_OPTIONS.templates,
   })
 }
 

@@ -5,6 +5,8 @@ import { hash64Hex } from '../fingerprint/hash.js'
 import { canonicalUrl, normalizeText } from '../normalize/index.js'
 import { TITLE_NORMALIZE_OPTIONS, isGenericNormalizedTitle } from '../normalize/title.js'
 import { validateDocument } from './validate.js'
+import { hostOf } from './templates.js'
+import { htmlSiteKey, looksLikeHtml } from '../normalize/html.js'
 
 /** Canonical URL options of the url layer's key. */
 const URL_KEY_OPTIONS = Object.freeze({ keepFragment: true })
@@ -29,6 +31,13 @@ export interface PreparedDocument {
   short: boolean
   sketch: string | null
   bands: string[]
+  /**
+   * Site of the document, for the template layer: its URL's host (`hostOf`), else for an HTML page
+   * the signature of its head (`htmlSiteKey`); null for plain text without a URL.
+   */
+  host: string | null
+  /** The normalised text (the template layer filters its lines). */
+  normalized: string
 }
 
 /** Result of preparing one item: a prepared document or a rejection. */
@@ -57,6 +66,7 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
   }
   // The url layer keys sections of one page (`ch06.html#s5`, `#s6`) apart: see decide's url rule.
   const url = doc.url == null ? null : canonicalUrl(doc.url, URL_KEY_OPTIONS)
+  const host = hostOf(url) ?? (looksLikeHtml(doc.content) ? htmlSiteKey(doc.content) : null)
   const title = doc.title == null ? '' : normalizeText(doc.title, TITLE_NORMALIZE_OPTIONS)
   return {
     ok: true,
@@ -71,6 +81,8 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
       short: analysis.short,
       sketch: analysis.sketch,
       bands: analysis.bands,
+      host,
+      normalized: analysis.normalized,
     },
   }
 }
