@@ -26,7 +26,7 @@ export {
   DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS, parseDuration, type DeduplicatorOptions, type ResolvedDeduplicatorOptions, type LayerOptions,
 } from './engine/options.js'
 export type { DedupStatsSnapshot } from './engine/stats.js'
-export { DEFAULT_BATCH_LIMITS, type BatchLimits } from './engine/batches.js'
+export { DEFAULT_BATCH_LIMITS, MAX_BATCH_SIZE, type BatchLimits } from './engine/batches.js'
 export { runIndexJob, type IndexJobOptions, type IndexJobResult } from './engine/index-job.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './engine/reconcile.js'
 export { matchCandidate, compareOrder, type Match, type MatchSubject, type MatchOptions } from './engine/match.js'

@@ -12,7 +12,7 @@ export {
 } from './store.js'
 export { reindex, type ReindexResult, type ReindexStatus } from './reindex/reindex.js'
 export {
-  parseFieldList, defaultCheckpointFile, DEFAULT_REINDEX_OPTIONS,
+  parseFieldList, defaultCheckpointFile, DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS,
   type ReindexOptions, type ReindexFieldMap, type ReindexCounts, type ReindexProgress, type ReindexStoreTuning,
 } from './reindex/options.js'
 export type { ReindexCheckpoint, ReindexJob } from './reindex/_checkpoint.js'

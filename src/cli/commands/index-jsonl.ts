@@ -2,7 +2,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
 import {
-  createDeduplicator, formatDecision, parseDuration, runIndexJob, DEFAULT_BATCH_LIMITS, type DedupStatsSnapshot, type Decision, type FingerprintStore,
+  createDeduplicator, formatDecision, parseDuration, runIndexJob, DEFAULT_BATCH_LIMITS, DEFAULT_BLOCK_SCHEME, MAX_BATCH_SIZE, type DedupStatsSnapshot, type Decision, type FingerprintStore,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, OutputError, UsageError, fsReason } from '../io.js'
@@ -37,7 +37,7 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --rejects FILE     rejected lines with reasons and the start of the raw line (default: next to
                      --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
                      rejected line's reason is in its decision)
-  --batch N          documents per store round trip: 1 to 100000 (default 500)
+  --batch N          documents per store round trip: 1 to ${MAX_BATCH_SIZE} (default ${DEFAULT_BATCH_LIMITS.batchSize})
   --batch-mb N       input MiB per batch: 1 to 4096 (default 64); a batch ends at --batch
                      documents or N MiB, whichever comes first: bounds memory for large documents
   --blocks M         fingerprint blocks in the index: 2 to 16 (default: the index's own; for a
@@ -99,11 +99,11 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   const input = positionals[0]
   if (input === undefined || positionals.length > 1) throw new UsageError('Expected one input file (or - for stdin).')
   // No block flags: the store's scheme (an Elasticsearch index's own, or its default), known once it is open.
-  const blocks = intFlag(values.blocks, 'blocks', 4, 2, 16)
+  const blocks = intFlag(values.blocks, 'blocks', DEFAULT_BLOCK_SCHEME.blocks, 2, 16)
   const minMatch = intFlag(values['min-match'], 'min-match', Math.max(1, blocks - 3), 1, blocks - 1)
   const blockScheme = values.blocks === undefined && values['min-match'] === undefined ? undefined : { blocks, minMatch }
   const k = kFlag(values.k, blockScheme)
-  const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
+  const batchSize = intFlag(values.batch, 'batch', DEFAULT_BATCH_LIMITS.batchSize, 1, MAX_BATCH_SIZE)
   const batchBytes = intFlag(values['batch-mb'], 'batch-mb', DEFAULT_BATCH_LIMITS.batchBytes / 2 ** 20, 1, 4096) * 2 ** 20
   const workersFlag = values.workers ?? 'auto'
   if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
