@@ -125,12 +125,10 @@ export class Deduplicator {
       let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
       const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
-      if (match?.layer !== 'url' && d.urlHash !== null) {
-        // Same URL, other content: a new version of the last such record first indexed before d
-        // (first-insertion order, so a re-run gives the same answer).
-        const previous = previousVersion(subject, [...keep], o)
-        if (previous !== null) supersedesOf.set(original, previous.id)
-      }
+      // Same URL as the last record of that URL first indexed before d, other content: a new
+      // version of it (first-insertion order, so a re-run gives the same answer).
+      const previous = previousVersion(subject, keep, o)
+      if (previous !== null) supersedesOf.set(original, previous.id)
       // Every document teaches the template learner but exact copies (the same text again says
       // nothing new about the site): pages whose chrome outweighs their text look like duplicates
       // of each other until the chrome is learned, so "unique only" would never learn it.
@@ -153,6 +151,7 @@ export class Deduplicator {
       }
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
+      if (previous !== null) record.supersedes = previous.id
       // A re-indexed id replaces its earlier copy in the batch too.
       batchIds.add(d.id)
       batch.add(record)

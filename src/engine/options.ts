@@ -40,12 +40,19 @@ export interface DeduplicatorOptions {
    */
   minResemblance?: number
   /**
-   * Cross-document boilerplate: lines that recur on many of a host's unique documents (its
-   * template: a footer paragraph, a keyword line, a chapter title on every chunk) are left out of
-   * the fingerprint of that host's later documents, learned online as the job goes (see
-   * engine/templates.ts). Documents without a URL are never filtered. @default true
+   * Cross-document boilerplate: a line on most pages of a site (its template: a footer paragraph,
+   * a notice, a label on every page) is left out of the fingerprints of the documents that come
+   * after it was learned, online as the job goes (see engine/templates.ts). Learned from documents
+   * with a URL, or HTML pages (by the stylesheets in their head). @default true
    */
   templates?: boolean
+  /**
+   * `minResemblance` for two documents with the same URL key (does a re-crawl say the same
+   * thing?): a looser value calls more changed re-crawls duplicates instead of new versions.
+   * Measured at 0.5 and 0.55 on the eval's re-crawled sections: more recall, less precision
+   * (docs/EVAL.md), so not looser by default. @default minResemblance
+   */
+  urlMinResemblance?: number
   /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
   windowMs?: number
   /** Largest accepted content, in UTF-16 code units. @default 10_000_000 */
@@ -80,6 +87,7 @@ export interface ResolvedDeduplicatorOptions {
   readonly windowMs: number | undefined
   readonly minhash: boolean
   readonly minResemblance: number
+  readonly urlMinResemblance: number
   readonly maxContentLength: number
   readonly now: () => number
   readonly versionCheck: boolean
@@ -136,6 +144,10 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
   if (typeof minResemblance !== 'number' || !(minResemblance > 0 && minResemblance <= 1)) {
     throw new DedupError('INVALID_OPTION', `Expected \`minResemblance\` to be a number above 0 and at most 1, got ${describeValue(minResemblance)}.`)
   }
+  const urlMinResemblance = options.urlMinResemblance ?? minResemblance
+  if (typeof urlMinResemblance !== 'number' || !(urlMinResemblance > 0 && urlMinResemblance <= 1)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`urlMinResemblance\` to be a number above 0 and at most 1, got ${describeValue(urlMinResemblance)}.`)
+  }
   const analyzer = isAnalyzer(options.analyzer) ? options.analyzer : createAnalyzer(options.analyzer ?? {})
   return Object.freeze({
     store: options.store,
@@ -146,6 +158,7 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
     windowMs,
     minhash: options.minhash ?? DEFAULT_DEDUPLICATOR_OPTIONS.minhash,
     minResemblance,
+    urlMinResemblance,
     maxContentLength,
     now: options.now ?? Date.now,
     versionCheck: options.versionCheck ?? true,
