@@ -63,7 +63,7 @@ export function fortuneEntries(text: string): string[] {
   return text.split(/\n%\n/).map((e) => e.replace(/^\n+|\n+$/g, '')).filter((e) => e.trim() !== '' && e.trim() !== '%')
 }
 
-function loadFortunes(log: (s: string) => void): Map<string, string[]> | null {
+export function loadFortunes(log: (s: string) => void): Map<string, string[]> | null {
   const root = ensurePackageRoot('fortunes-zh', log)
   if (root === null) return null
   const dir = join(root, 'usr/share/games/fortunes')
