@@ -26,6 +26,7 @@ import type { LabelledRef } from './metrics.js'
 import type { EvalDoc } from './systems.js'
 import { Rng } from './prng.js'
 import { renderTerminal, terminalDrafts } from './terminal.js'
+import { attributionDrafts } from './attributions.js'
 import { normalizeContent } from '../../src/normalize/content.js'
 import { jaccard, shingleSet } from './oracle.js'
 
@@ -258,11 +259,7 @@ function terminalKind(fortunes: Map<string, string[]>, rng: Rng, log: (s: string
   })
   const texts = rng.fork('texts').sample(plain, Math.min(500, plain.length))
   const { drafts, groups } = terminalDrafts(texts, rng.fork('drafts'), log)
-  const order = rng.fork('order')
-  const keys: number[] = drafts.map((d) => (d.source === undefined ? order.next() : NaN))
-  drafts.forEach((d, i) => {
-    if (d.source !== undefined) keys[i] = keys[d.source]! + (1 - keys[d.source]!) * order.next()
-  })
+  const keys = copyKeys(drafts, rng.fork('order'))
   const strayed = drafts.filter((d, i) => d.source !== undefined && groups[i] !== groups[d.source]).length
   const counts = new Map<string, number>()
   for (const d of drafts) counts.set(d.label, (counts.get(d.label) ?? 0) + 1)
@@ -285,11 +282,45 @@ function terminalKind(fortunes: Map<string, string[]>, rng: Rng, log: (s: string
   const shapeNotes = [...shapes].map(([label, r]) => `engine normaliser on ${label}: ${r.same}/${r.n} equal to the oracle stripper's text, 5-gram Jaccard with the plain source ${(r.j / r.n).toFixed(3)}, ${r.leftover} with escape remnants${r.example === undefined ? '' : `; e.g. ${r.example}`}`)
   return finish('terminal', drafts.map((d, i) => ({
     content: d.content, perturbation: d.label, key: keys[i]!, groupOf: groups[i]!, bucket: d.family,
-    ...(d.note === undefined ? {} : { note: d.note }),
   })), [
     `real terminal output: ${[...counts].map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `oracle on the text with escapes removed by the eval's own stripper; ${strayed} copies the oracle does not find alike their source (labelled distinct)`,
     ...shapeNotes,
+  ])
+}
+
+/** Sort keys: originals uniformly, each copy at a random place after its source. */
+function copyKeys(drafts: readonly { source?: number }[], rng: Rng): number[] {
+  const keys: number[] = drafts.map((d) => (d.source === undefined ? rng.next() : NaN))
+  drafts.forEach((d, i) => {
+    if (d.source !== undefined) keys[i] = keys[d.source]! + (1 - keys[d.source]!) * rng.next()
+  })
+  return keys
+}
+
+/** Kind (d), more attribution shapes (attributions.ts): poem couplets, Chinese and English quotes. */
+function attributionsKind(rng: Rng, log: (s: string) => void): KindStream {
+  const { drafts, groups, counts } = attributionDrafts(rng.fork('drafts'), log)
+  const keys = copyKeys(drafts, rng.fork('order'))
+  const styles = new Map<string, number>()
+  for (const d of drafts) if (d.source !== undefined) styles.set(d.note, (styles.get(d.note) ?? 0) + 1)
+  // Originals whose attribution an earlier original with a different quote already carries.
+  const attributionGroups = new Map<string, Set<number>>()
+  let siblings = 0
+  drafts.forEach((d, i) => {
+    if (d.source !== undefined) return
+    const line = d.content.replace(d.body, '').trim()
+    const seen = attributionGroups.get(line) ?? new Set<number>()
+    if (seen.size > 0 && !seen.has(groups[i]!)) siblings++
+    seen.add(groups[i]!)
+    attributionGroups.set(line, seen)
+  })
+  return finish('attributions', drafts.map((d, i) => ({
+    content: d.content, perturbation: d.label, key: keys[i]!, groupOf: groups[i]!, bucket: d.lang, note: d.note,
+  })), [
+    `real quotes: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `attribution layouts of the copies: ${[...styles].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `${siblings} originals share their exact attribution line with a different earlier quote (same poem / author / work)`,
   ])
 }
 
@@ -304,5 +335,5 @@ export function buildKinds(corpus: readonly CorpusDoc[], seed: number, log: (s: 
     return []
   }
   const rng = new Rng(seed)
-  return [urlKind(corpus, fortunes), ansiKind(fortunes, rng.fork('ansi')), terminalKind(fortunes, rng.fork('terminal'), log), quotesKind(fortunes, rng.fork('quotes'))]
+  return [urlKind(corpus, fortunes), ansiKind(fortunes, rng.fork('ansi')), terminalKind(fortunes, rng.fork('terminal'), log), quotesKind(fortunes, rng.fork('quotes')), attributionsKind(rng.fork('attributions'), log)]
 }
