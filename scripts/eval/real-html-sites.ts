@@ -13,6 +13,7 @@
  * | `doxygen-opencc` | `libopencc-doc` | Doxygen | title area, menu bar, search, breadcrumbs, footer |
  * | `sphinx-requests` | `python-requests-doc` | Sphinx (alabaster) | sidebar with the manual's TOC, relations, search, footer |
  * | `mkdocs-mkdocs` | `mkdocs-doc` | MkDocs (mkdocs theme) | navbar with the whole manual's menu, page-TOC sidebar, search modals, footer |
+ * | `asciidoctor-kicad` | `kicad-doc-zh` | Asciidoctor (`toc2 toc-left`), one page per manual, chunked per level-2 section | header and a left TOC sidebar listing the whole manual, footer |
  *
  * The last three are in English: there Latin words are the content (a minority of the kind).
  * Each site's oracle main text is cut by the generator's known structure: the main element
@@ -45,6 +46,12 @@ export interface SiteSpec {
   skip?: Match
   /** Pages sampled (seeded) when the site has more. @default all */
   sample?: number
+  /**
+   * A one-page manual served in chunks, as a chunked build of it or a section crawler sees it:
+   * each `part` element inside the `container` becomes a page of its own, with everything around
+   * the container (header, the whole manual's TOC sidebar, footer) kept. `main` is then unused.
+   */
+  chunk?: { container: Match; part: Match }
 }
 
 const cls = (a: Readonly<Record<string, string>>): string[] => (a.class ?? '').split(/\s+/)
@@ -129,6 +136,16 @@ export const EXTRA_SITES: readonly SiteSpec[] = [
     url: (rel) => `https://www.mkdocs.org/${rel.replace(/(index)?\.html$/, '')}`,
     main: (n, a) => n === 'div' && a.role === 'main',
     skip: (n, a) => n === 'a' && hasClass(a, 'headerlink'),
+  },
+  {
+    name: 'asciidoctor-kicad',
+    pkg: 'kicad-doc-zh',
+    dir: 'usr/share/doc/kicad/help/zh',
+    accept: (rel) => rel.endsWith('.html'),
+    url: (rel) => `https://docs.kicad.org/6.0/zh/${rel.replace(/\.html$/, '')}/`,
+    main: () => false,
+    chunk: { container: (n, a) => n === 'div' && a.id === 'content', part: (n, a) => n === 'div' && hasClass(a, 'sect2') },
+    sample: 120,
   },
 ]
 
@@ -248,6 +265,24 @@ function contentSlot(html: string, main: ElementSpan, skip: Match | undefined): 
   return { start: main.inner.start + start, end: main.inner.start + end }
 }
 
+/** The chunks of a one-page manual (`SiteSpec.chunk`), each with the page's chrome around it. */
+function chunkPages(site: SiteSpec, rel: string, html: string): SitePage[] {
+  const container = elementSpans(html, site.chunk!.container)[0]
+  if (container === undefined) return []
+  const before = html.slice(0, container.inner.start)
+  const after = html.slice(container.inner.end)
+  const wrap = (x: string): string => before + x + after
+  const inner = html.slice(container.inner.start, container.inner.end)
+  return elementSpans(inner, site.chunk!.part).flatMap((part, k) => {
+    const partHtml = inner.slice(part.outer.start, part.outer.end)
+    const mainHtml = site.skip === undefined ? partHtml : cutElements(partHtml, site.skip)
+    const text = fragmentText(mainHtml)
+    if (text.replace(/\s/g, '').length < MIN_MAIN_CHARS) return []
+    const name = `${rel.replace(/\.html$/, '')}/s${k + 1}`
+    return [{ id: `${site.name}/${name}`, url: `${site.url(rel)}s${k + 1}.html`, html: wrap(partHtml), main: text, label: site.name, mainHtml, wrap }]
+  })
+}
+
 /** Pages whose main text is shorter than this carry too little to label. */
 export const MIN_MAIN_CHARS = 30
 
@@ -267,6 +302,10 @@ export function sitePages(site: SiteSpec, rng: Rng, log: (s: string) => void): S
     const rel = relative(base, file)
     if (!site.accept(rel)) continue
     const html = readFileSync(file, 'utf8')
+    if (site.chunk !== undefined) {
+      out.push(...chunkPages(site, rel, html))
+      continue
+    }
     const main = elementSpans(html, site.main)[0]
     if (main === undefined) continue
     const inner = html.slice(main.inner.start, main.inner.end)
