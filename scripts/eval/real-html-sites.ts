@@ -7,6 +7,7 @@
  * |---|---|---|---|
  * | `publican-handbook` | `debian-handbook` (zh-CN) | Publican (DocBook) | banner, prev/home/next bars, the chapter's TOC |
  * | `docbook-install` | `installation-guide-amd64` (zh_CN) | DocBook XSL, chunked | navheader/navfooter tables, chapter TOCs |
+ * | `docbook-install-arm64` | `installation-guide-arm64` (zh_CN) | the same guide built for arm64: real near-duplicates of the amd64 pages (27 files identical, 58 differ) | as above |
  * | `docbook-faq` | `debian-faq-zh-cn` | DocBook XSL, chunked | navheader/navfooter, chapter TOC |
  * | `docbook-maint` | `maint-guide-zh-cn` | DocBook XSL, chunked | navheader/navfooter, chapter TOC |
  * | `texinfo-lilypond` | `lilypond-doc-html-zh` | texi2html (LilyPond's) | nav tables, node menus, footer, a TOC frame listing the whole manual |
@@ -79,6 +80,16 @@ export const EXTRA_SITES: readonly SiteSpec[] = [
     dir: 'usr/share/doc/installation-guide-amd64/zh_CN',
     accept: (rel) => rel.endsWith('.html'),
     url: (rel) => `https://www.debian.org/releases/stable/amd64/${rel.replace(/\.html$/, '.zh-cn.html')}`,
+    main: DOCBOOK_MAIN,
+    skip: DOCBOOK_SKIP,
+  },
+  {
+    // The same guide built for another architecture: its own real near-duplicates of the amd64 pages.
+    name: 'docbook-install-arm64',
+    pkg: 'installation-guide-arm64',
+    dir: 'usr/share/doc/installation-guide-arm64/zh_CN',
+    accept: (rel) => rel.endsWith('.html'),
+    url: (rel) => `https://www.debian.org/releases/stable/arm64/${rel.replace(/\.html$/, '.zh-cn.html')}`,
     main: DOCBOOK_MAIN,
     skip: DOCBOOK_SKIP,
   },
