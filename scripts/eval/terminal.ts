@@ -13,7 +13,7 @@
  *   cursor home, erase display, erase scrollback), an OSC 0 window title, CR LF line ends.
  * - `progress`: the same texts after a real `curl -#` progress bar (captured through `script`,
  *   so curl writes to a tty: `\r`-separated frames).
- * - `ls-*`: listings of real package directories: `ls -C -w 80` (original) and
+ * - `ls-*`: listings of real folders of the corpus packages (man pages, LibreOffice help): `ls -C -w 80` (original) and
  *   `ls --color=always --hyperlink=always` (SGR per file type from `dircolors`, OSC 8 links).
  *
  * Labels by an oracle independent of simdup: {@link renderTerminal}, a simple stripper written
@@ -170,27 +170,28 @@ function textCopies(texts: readonly string[], rng: Rng, perPart: number): Termin
   return out
 }
 
-function lsListings(rng: Rng, count: number): TerminalDraft[] {
+/** Folders listed by the `ls` part: the corpus packages' own trees (the same wherever the eval runs). */
+const LS_TREES: readonly [string, string][] = [
+  ['manpages-zh', 'usr/share/man'],
+  ['libreoffice-help-zh-cn', 'usr/share/libreoffice/help/zh-CN'],
+  ['debian-reference-zh-cn', 'usr/share'],
+]
+
+function lsListings(rng: Rng, count: number, log: (s: string) => void): TerminalDraft[] {
   const dircolors = run('dircolors', ['-b'], '')
   const lsColors = /LS_COLORS='([^']*)'/.exec(dircolors ?? '')?.[1]
-  const pkgs = join(CORPUS_CACHE_DIR, 'pkgs')
-  if (lsColors === undefined || !existsSync(pkgs)) return []
+  if (lsColors === undefined) return []
   const dirs: string[] = []
   const visit = (d: string, depth: number): void => {
-    if (depth > 7) return
-    let entries: string[]
-    try {
-      entries = readdirSync(d).sort()
-    } catch {
-      return
-    }
+    if (depth > 6) return
+    const entries = readdirSync(d).sort()
     if (entries.length >= 6 && entries.length <= 120) dirs.push(d)
-    for (const e of entries) {
-      const p = join(d, e)
-      if (lstatSync(p).isDirectory() || (lstatSync(p).isSymbolicLink() && depth === 0)) visit(p, depth + 1)
-    }
+    for (const e of entries) if (lstatSync(join(d, e)).isDirectory()) visit(join(d, e), depth + 1)
   }
-  visit(pkgs, 0)
+  for (const [pkg, sub] of LS_TREES) {
+    const root = ensurePackageRoot(pkg, log)
+    if (root !== null && root !== '/' && existsSync(join(root, sub))) visit(join(root, sub), 0)
+  }
   const out: TerminalDraft[] = []
   for (const d of rng.sample(dirs, Math.min(count, dirs.length))) {
     const plain = run('ls', ['-C', '-w', '80', '--color=never', d], '')
@@ -210,7 +211,7 @@ function lsListings(rng: Rng, count: number): TerminalDraft[] {
 export function terminalDrafts(texts: readonly string[], rng: Rng, log: (s: string) => void): { drafts: TerminalDraft[]; groups: number[] } {
   const man = manPages(rng.fork('man'), 80, log)
   const text = textCopies(texts, rng.fork('text'), 150)
-  const ls = lsListings(rng.fork('ls'), 40)
+  const ls = lsListings(rng.fork('ls'), 40, log)
   const drafts: TerminalDraft[] = []
   const groups: number[] = []
   for (const [family, k] of [[man, 5], [text, 2], [ls, 5]] as const) {
