@@ -14,6 +14,10 @@
  *   section inside a LibreOffice page's header, asides and footer). They are true duplicates of
  *   their source: only the chrome changed.
  *
+ * - the extra sites of real-html-sites.ts (Publican, DocBook, texinfo, Doxygen, Asciidoctor,
+ *   Sphinx, MkDocs), each with pages re-wrapped into a page of another site (`<site>-rewrapped`),
+ *   in the all-sites stream; the stream of the two sites above alone stays as it was for a seed.
+ *
  * Labels come from an oracle independent of simdup: the main text of each page is cut by the
  * site's known structure (LibreOffice's `#DisplayArea`, the Debian Reference section element),
  * read with the corpus extractor, and two pages are the same when their character 5-gram Jaccard
