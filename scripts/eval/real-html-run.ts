@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util'
 import { htmlToText } from '../../src/normalize/html.js'
 import { createBaselineSystem } from './baseline.js'
 import { computeMetrics, type EvalMetrics } from './metrics.js'
-import { jaccard, shingleSet } from './oracle.js'
+import { extractionOverlap, jaccard, shingleSet, type ExtractionOverlap } from './oracle.js'
 import { buildRealHtmlDatasets, toRealHtmlEvalDocs, type RealHtmlDataset, type RealHtmlDoc } from './real-html.js'
 import { createSimdupSystem } from './simdup-system.js'
 import type { EvalDecision, EvalSystem } from './systems.js'
@@ -49,28 +49,7 @@ export interface PartRow {
   jaccard: number
 }
 
-interface Overlap {
-  coverage: number
-  purity: number
-  jaccard: number
-}
-
-/** Character 5-gram overlap of an extraction with the reference main text. */
-export function overlap(reference: string, extracted: string): Overlap {
-  const ref = shingleSet(reference, 5)
-  const ext = shingleSet(extracted, 5)
-  let common = 0
-  for (let i = 0, k = 0; i < ref.length && k < ext.length;) {
-    if (ref[i] === ext[k]) {
-      common++
-      i++
-      k++
-    } else if ((ref[i] as number) < (ext[k] as number)) i++
-    else k++
-  }
-  const j = ref.length + ext.length === 0 ? 1 : common / (ref.length + ext.length - common)
-  return { coverage: ref.length === 0 ? 1 : common / ref.length, purity: ext.length === 0 ? 0 : common / ext.length, jaccard: j }
-}
+type Overlap = ExtractionOverlap
 
 const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length)
 
@@ -79,7 +58,7 @@ function partRows(docs: readonly RealHtmlDoc[], decisions: readonly EvalDecision
   const extracted = new Map<string, Overlap[]>()
   for (const d of docs) {
     const list = extracted.get(d.perturbation) ?? []
-    list.push(overlap(d.main, htmlToText(d.html)))
+    list.push(extractionOverlap(d.main, htmlToText(d.html)))
     extracted.set(d.perturbation, list)
   }
   const labels = [...extracted.keys()]

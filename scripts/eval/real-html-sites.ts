@@ -234,14 +234,15 @@ export interface SitePage {
   wrap: (mainHtml: string) => string
 }
 
-function walk(dir: string): string[] {
+/** Regular files under `dir` (symlinks not followed), sorted, that `accept` takes. */
+export function walk(dir: string, accept: (path: string) => boolean = () => true): string[] {
   const out: string[] = []
   const visit = (d: string): void => {
     for (const e of readdirSync(d).sort()) {
       const p = join(d, e)
       const st = lstatSync(p)
       if (st.isDirectory()) visit(p)
-      else if (st.isFile()) out.push(p)
+      else if (st.isFile() && accept(p)) out.push(p)
     }
   }
   visit(dir)

@@ -24,7 +24,7 @@
  * is ≥ 0.6 (exact all-pairs, oracle.ts). Natural near-duplicates between real pages (LibreOffice
  * repeats many pages per module) are labelled the same way.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, relative } from 'node:path'
 import { htmlToText, type HtmlTextOptions } from '../corpus/html.js'
 import { CORPUS_CACHE_DIR } from '../corpus/paths.js'
@@ -32,7 +32,7 @@ import type { LabelledRef } from './metrics.js'
 import { similarityGroups } from './oracle.js'
 import { Rng } from './prng.js'
 import type { EvalDoc } from './systems.js'
-import { elementSpans, EXTRA_SITES, MIN_MAIN_CHARS, sitePages, type SitePage } from './real-html-sites.js'
+import { elementSpans, EXTRA_SITES, MIN_MAIN_CHARS, sitePages, walk, type SitePage } from './real-html-sites.js'
 
 /** Oracle settings of this kind: character 5-grams, Jaccard ≥ 0.6. */
 export const REAL_HTML_ORACLE = { k: 5, threshold: 0.6 } as const
@@ -72,20 +72,6 @@ export interface RealHtmlOptions {
 
 const LO_TEXT = (pkgs: string) => join(pkgs, 'libreoffice-help-zh-cn/usr/share/libreoffice/help/zh-CN/text')
 const DEBREF_DIR = (pkgs: string) => join(pkgs, 'debian-reference-zh-cn/usr/share/debian-reference')
-
-function walk(dir: string, accept: (p: string) => boolean): string[] {
-  const out: string[] = []
-  const visit = (d: string): void => {
-    for (const e of readdirSync(d).sort()) {
-      const p = join(d, e)
-      const st = lstatSync(p)
-      if (st.isDirectory()) visit(p)
-      else if (st.isFile() && accept(p)) out.push(p)
-    }
-  }
-  visit(dir)
-  return out
-}
 
 const joinSections = (t: ReturnType<typeof htmlToText>): string =>
   t.sections.map((s) => (s.heading !== '' ? `${s.heading}\n${s.text}` : s.text)).join('\n').trim()
