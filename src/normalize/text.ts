@@ -198,6 +198,26 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
 }
 
 /**
+ * A bare carriage return (not right before a line feed) moves back to the start of its line, as
+ * on a terminal: what follows overwrites the line, so a progress bar or spinner captured from a
+ * terminal ("10%\r50%\r100%\n") leaves its last frame, not every frame. Only in text that has
+ * line feeds: with none at all it is an old Mac file, whose carriage returns end lines.
+ */
+function overwriteCarriageReturns(text: string): string {
+  if (!text.includes('\r') || !text.includes('\n')) return text
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!
+    let end = line.length
+    while (end > 0 && line.charCodeAt(end - 1) === 0x0d) end--
+    const at = line.lastIndexOf('\r', end - 1)
+    if (at >= 0 || end < line.length) line = line.slice(at + 1, end)
+    lines[i] = line
+  }
+  return lines.join('\n')
+}
+
+/**
  * Normalises plain text for fingerprinting:
  * - removes ANSI escape sequences (CSI, OSC, …) and overstrike (`X\bX`), control, format,
  *   zero-width and bidi characters, private-use characters, lone surrogates, U+FFFD;
@@ -219,7 +239,7 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
 export function normalizeText(text: string, options?: NormalizeOptions): string {
   const o = resolveNormalizeOptions(options)
   if (typeof text !== 'string') text = String(text ?? '')
-  let s = scan(text, o)
+  let s = scan(overwriteCarriageReturns(text), o)
   let flags = scanFlags
   if (o.foldCompatibility && (flags & NEEDS_NFKC) !== 0) {
     const folded = s.normalize('NFKC')

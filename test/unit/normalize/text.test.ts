@@ -53,6 +53,10 @@ describe('normalizeText: table', () => {
     ['overstrike bold and underline', 'N\bNA\bAM\bME\bE _\bf_\bi_\bl_\be', 'name file'],
     ['overstrike of a CJK character', '名\b名称\b称', '名称'], // name
     ['backspace at start', '\bab', 'ab'],
+    // A progress bar as a terminal shows it: each \r goes back to the line start (eval breadth:
+    // every frame of a captured curl -# bar stayed, and bars of different downloads looked alike).
+    ['carriage returns overwrite the line', '下载 10%\r下载 55%\r下载 100%\n完成', '下载 100%\n完成'], // download / done
+    ['CRLF line ends are line ends', '第一行\r\n第二行\r\n', '第一行\n第二行'], // first line / second line
     // Regression (a property seed): a backspace after a line break erased the break, and a
     // combining mark on the next line then fused onto the word before it.
     ['backspace at a line start keeps the line break', 'a\n\bb', 'a\nb'],
