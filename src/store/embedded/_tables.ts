@@ -155,7 +155,19 @@ export class Tables extends TableRecords {
       const mayStart = p <= m - minMatch
       for (let row = this.postings.first(term); row >= 0; row = this.postings.next(p, row)) {
         if (!this.alive.has(row) || row === exclude) continue
-        const d = popcount32(this.hi.get(row)) + popcount32(this.lo.get(row)) - qPop
+        const hi = this.hi.get(row)
+        const lo = this.lo.get(row)
+        if (counts === null && near) {
+          // One block is enough and only rows within k count: the distance (which bounds the
+          // popcount difference) first, so the rows beyond k, most of a block's rows at large N,
+          // cost no reads of their time and seq columns.
+          if (popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) continue
+          if (this.time.get(row) < since || this.seqs.get(row) > this.seqBound || seen.has(row)) continue
+          seen.add(row)
+          found.push(row)
+          continue
+        }
+        const d = popcount32(hi) + popcount32(lo) - qPop
         if (d > maxDistance || -d > maxDistance || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) continue
         if (counts !== null) {
           const c = counts.get(row)
@@ -168,7 +180,7 @@ export class Tables extends TableRecords {
           if (c + 1 !== minMatch) continue
         }
         if (seen.has(row)) continue
-        if (near && popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0) > maxDistance) continue
+        if (near && popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) continue
         seen.add(row)
         found.push(row)
       }
