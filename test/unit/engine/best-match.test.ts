@@ -3,7 +3,7 @@ import { fc, test } from '@fast-check/vitest'
 import type { FingerprintRecord } from '../../../src/types.js'
 import { bestMatch, compareMatches, isEarlier, matchCandidate, type Match, type MatchSubject } from '../../../src/engine/match.js'
 import { resolveDeduplicatorOptions } from '../../../src/engine/options.js'
-import { fingerprintBlocks } from '../../../src/fingerprint/blocks.js'
+import { matchRecord } from '../../helpers/match-records.js'
 import type { FingerprintStore } from '../../../src/store/store.js'
 
 // Only the matching options matter here; no store is called.
@@ -36,19 +36,7 @@ function toRecord(x: typeof recordArb extends fc.Arbitrary<infer T> ? T : never)
   for (const b of x.sketchFlips) bits[b >> 5] = (bits[b >> 5]! ^ (1 << (b & 31))) >>> 0
   const hex = (v: number) => v.toString(16).padStart(8, '0')
   return {
-    id: `d${x.id}`,
-    fingerprint: { hi, lo },
-    blocks: fingerprintBlocks({ hi, lo }),
-    contentHash: `c${x.hash}`,
-    urlHash: x.url === null ? null : `u${x.url}`,
-    titleHash: x.title === null ? null : `t${x.title}`,
-    short: x.short,
-    clusterId: `d${x.id}`,
-    duplicateOf: null,
-    distance: null,
-    layer: null,
-    version: 'v1',
-    indexedAt: 1,
+    ...matchRecord({ ...x, fingerprint: { hi, lo }, version: 'v1' }),
     seq: x.seq,
     ...(x.noSketch ? {} : { sketch: `m:${hex(x.count)}${hex(bits[0]!)}${hex(bits[1]!)}` }),
   }
