@@ -70,6 +70,8 @@ const BLOCK_TAGS = new Set([
   'summary', 'table', 'tbody', 'tfoot', 'thead', 'title', 'tr', 'ul',
 ])
 const CELL_TAGS = new Set(['td', 'th'])
+/** Phrasing elements: a chrome word in their class names a kind of text, not a part of the page. */
+const INLINE_TAGS = new Set(['span', 'a', 'em', 'strong', 'b', 'i', 'u', 's', 'small', 'big', 'font', 'code', 'kbd', 'samp', 'var', 'tt', 'sup', 'sub', 'abbr', 'cite', 'q', 'mark', 'time', 'label', 'bdi', 'bdo', 'del', 'ins', 'dfn'])
 const STATE_WORDS = new Set(['has', 'have', 'no', 'not', 'is', 'with', 'without', 'show', 'hide', 'js'])
 const MAIN_ONLY_KEPT = new Set(['header', 'masthead'])
 
@@ -147,11 +149,14 @@ function isChromeToken(token: string, names: ReadonlySet<string>, inMain: boolea
   return hit(first) || hit(last) || compound(first) || compound(last)
 }
 
-function isChromeElement(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, inMain: boolean): boolean {
+function isChromeElement(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, inMain: boolean, inPre: boolean): boolean {
   if (CHROME_TAGS.has(name)) return !(inMain && name === 'header')
   const role = attribs.role?.trim().toLowerCase()
   if (role !== undefined && CHROME_ROLES.includes(role)) return true
   if (attribs['aria-hidden'] === 'true') return true
+  // Names mark parts of a page, which are blocks: inside a line or a code listing a class names
+  // a kind of text (Doxygen and highlighters mark code comments `<span class="comment">`).
+  if (inPre || INLINE_TAGS.has(name)) return false
   for (const attr of [attribs.id, attribs.class]) {
     if (attr === undefined || attr === '') continue
     for (const token of attr.split(/\s+/)) if (token !== '' && isChromeToken(token, names, inMain)) return true
@@ -260,10 +265,10 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
     {
       onopentag(name, attribs) {
         let kind = 0
-        if (SKIP_TAGS.has(name) || attribs.hidden !== undefined) kind |= FRAME_SKIP
+        if (SKIP_TAGS.has(name)) kind |= FRAME_SKIP
         else if (name === 'title') kind |= FRAME_TITLE
         else if (MAIN_TAGS.has(name) || attribs.role === 'main') kind |= FRAME_MAIN
-        else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0)) {
+        else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0, pre > 0)) {
           kind |= inMain > 0 ? FRAME_CHROME | FRAME_CHROME_IN_MAIN : FRAME_CHROME
         }
         if (name === 'pre' || name === 'textarea' || name === 'listing') kind |= FRAME_PRE
@@ -391,4 +396,41 @@ export function extractTitle(html: string): string | null {
   parser.write(typeof html === 'string' ? html : String(html ?? ''))
   if (title === null) parser.end()
   return title ?? ogTitle ?? h1
+}
+
+/** How far into a page {@link htmlSiteKey} looks: the head, where pages name their stylesheets. */
+const SITE_SCAN_CHARS = 32_768
+const LINK_TAG_RE = /<link\b[^>]*>/gi
+const META_GENERATOR_RE = /<meta\b[^>]*\bname\s*=\s*["']?generator\b[^>]*>/i
+const ATTR_RE = (name: string) => new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, 'i')
+const HREF_RE = ATTR_RE('href')
+const REL_RE = ATTR_RE('rel')
+const CONTENT_RE = ATTR_RE('content')
+
+function attr(tag: string, re: RegExp): string | null {
+  const m = re.exec(tag)
+  return m === null ? null : (m[1] ?? m[2] ?? m[3] ?? '')
+}
+
+/**
+ * A signature of the site an HTML page belongs to, from its head: the stylesheets it links (paths
+ * without `../` and `./` steps, query or fragment, so pages at every depth of one site agree) and
+ * its `generator` meta. Pages of one site share them; the template layer uses it as the page's
+ * host when no URL comes with the document. Null for a page that names neither.
+ *
+ * @example htmlSiteKey('<link rel="stylesheet" href="../../default.css">') // 'html:default.css|'
+ */
+export function htmlSiteKey(html: string): string | null {
+  const head = html.length > SITE_SCAN_CHARS ? html.slice(0, SITE_SCAN_CHARS) : html
+  const sheets = new Set<string>()
+  for (const m of head.matchAll(LINK_TAG_RE)) {
+    const tag = m[0]
+    if (!/\bstylesheet\b/i.test(attr(tag, REL_RE) ?? '')) continue
+    const href = (attr(tag, HREF_RE) ?? '').replace(/[?#].*$/s, '').replace(/^(?:\.{1,2}\/)+/, '').trim()
+    if (href !== '') sheets.add(href)
+  }
+  const generatorTag = META_GENERATOR_RE.exec(head)?.[0]
+  const generator = generatorTag === undefined ? '' : (attr(generatorTag, CONTENT_RE) ?? '').trim()
+  if (sheets.size === 0 && generator === '') return null
+  return `html:${[...sheets].sort().join(' ')}|${generator}`
 }
