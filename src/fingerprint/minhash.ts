@@ -1,4 +1,4 @@
-import { hex32 } from './hash.js'
+import { hex32, hexDigit } from '../bits.js'
 
 /**
  * The second candidate route and the resemblance check: MinHash over the character 5-grams of the
@@ -258,14 +258,9 @@ function densify(mins: Int32Array, mask: number): void {
 /** Bits set in each hex digit's value. */
 const NIBBLE_BITS = new Uint8Array([0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4])
 
-/** Value of each lower-case hex digit by character code below 128, else -1. */
-const HEX_VALUE = new Int8Array(128).fill(-1)
-for (let d = 0; d < 16; d++) HEX_VALUE[d.toString(16).charCodeAt(0)] = d
-
 /** Value of the hex digit `s[i]`, or -1 when it is not one (lower case only). */
 function hexAt(s: string, i: number): number {
-  const c = s.charCodeAt(i)
-  return c < 128 ? HEX_VALUE[c]! : -1
+  return hexDigit(s.charCodeAt(i))
 }
 
 /** Hex digits before the bits: the distinct-shingle count. */
