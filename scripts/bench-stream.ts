@@ -4,7 +4,7 @@
  * that share content the way real corpora do.
  *
  *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
- *     [--runs minhash,no-minhash] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
+ *     [--runs minhash,no-minhash] [--interleave 20] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
  *
  * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
  * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
@@ -14,7 +14,11 @@
  * lines). The file is written once per (n, seed) under the OS temp directory and reused.
  *
  * Each run (`minhash`: default settings; `no-minhash`: `--no-minhash`) is a separate child process
- * (its own peak RSS) on a fresh store: an embedded store in a temp directory, or with --es a fresh
+ * (its own peak RSS) on a fresh store. With more than one run they are interleaved: all start, and
+ * take turns of n / `--interleave` documents (each process stops itself, worker threads included,
+ * and the driver continues the next), so both meet the load of the same minutes on a shared
+ * machine; time stopped is left out of every figure (`--interleave 0`: one run after the other).
+ * Stores: an embedded store in a temp directory, or with --es a fresh
  * index `simdup-bench-stream-<pid>` that is deleted afterwards. Reported per run: wall time and
  * docs/s of the whole job (startup included), docs/s of the first and the last 10 % of the
  * documents (from the first decided batch on), candidates per lookup (mean, p50, p99, max: every
@@ -23,10 +27,10 @@
  * lookup), candidates sharing no key and farther than k (`beyondK`: on the embedded store, the band
  * route's own), duplicates found (and by the MinHash rule), peak RSS.
  */
-import { spawnSync } from 'node:child_process'
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { once } from 'node:events'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -43,6 +47,8 @@ const { values } = parseArgs({
     sample: { type: 'string', default: '10' },
     /** Extra `simdup index` flags for every run, space-separated (e.g. a block scheme). */
     'index-args': { type: 'string', default: '' },
+    /** Slices per run when both run: each child stops itself after every slice and the other goes on (0: one after the other). */
+    interleave: { type: 'string', default: '20' },
     json: { type: 'string' },
     child: { type: 'string' },
   },
@@ -153,6 +159,8 @@ interface RunConfig {
   es?: string
   sample: number
   indexArgs: string[]
+  /** Stop after every n / slices decided documents (and before starting) until the driver continues this process; 0: never. */
+  slices: number
 }
 
 interface RunResult {
@@ -200,6 +208,18 @@ async function runChild(c: RunConfig): Promise<void> {
     return fill.apply(this, a)
   }
   let lookupMs = 0
+  // Interleaved runs: the process stops itself (every thread, the prepare workers too) and the
+  // driver continues the other run; time stopped is left out of every figure (`clock`).
+  let stopped = 0
+  const clock = (): number => performance.now() - stopped
+  let slice = 0
+  const pause = (): void => {
+    if (c.slices <= 0) return
+    const t = performance.now()
+    process.stdout.write(`@@PAUSE ${slice++}\n`)
+    process.kill(process.pid, 'SIGSTOP')
+    stopped += performance.now() - t
+  }
   type Dedup = InstanceType<typeof Deduplicator>
   type Items = Parameters<Dedup['decide']>[0]
 
@@ -214,7 +234,7 @@ async function runChild(c: RunConfig): Promise<void> {
   const wrapped = new WeakSet<object>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
-    if (marks.length === 0) marks.push({ t: performance.now(), docs: 0, reads: 0, lookupMs: 0 })
+    if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, lookupMs: 0 })
     const store = this.options.store
     const o = this.options
     const docs = items.flatMap((it) => (it.ok ? [it.doc] : []))
@@ -223,9 +243,9 @@ async function runChild(c: RunConfig): Promise<void> {
       const original = store.candidates.bind(store)
       let current: typeof docs = []
       store.candidates = async (queries) => {
-        const t = performance.now()
+        const t = clock()
         const answers = await original(queries)
-        lookupMs += performance.now() - t
+        lookupMs += clock() - t
         answers.forEach((answer, i) => {
           const at = lookups++
           if (at < candidates.length) candidates[at] = answer.length
@@ -255,7 +275,8 @@ async function runChild(c: RunConfig): Promise<void> {
       if (d.rule === 'minhash') minhashDuplicates++
     }
     decided += out.length
-    marks.push({ t: performance.now(), docs: decided, reads, lookupMs })
+    marks.push({ t: clock(), docs: decided, reads, lookupMs })
+    if (c.slices > 0 && decided >= (slice * c.n) / c.slices && decided < c.n) pause()
     return out
   }
 
@@ -267,7 +288,8 @@ async function runChild(c: RunConfig): Promise<void> {
   if (!c.minhash) args.push('--no-minhash')
   args.push(...c.indexArgs)
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() }
-  const t0 = performance.now()
+  pause()
+  const t0 = clock()
   let code: number
   try {
     code = await indexCommand(args, io)
@@ -275,7 +297,7 @@ async function runChild(c: RunConfig): Promise<void> {
     if (c.es !== undefined) await fetch(`${c.es}/${index}`, { method: 'DELETE' }).catch(() => undefined)
     rmSync(dir, { recursive: true, force: true })
   }
-  const wall = (performance.now() - t0) / 1000
+  const wall = (clock() - t0) / 1000
   if (code !== 0) throw new Error(`simdup index exited ${code}`)
   /** docs/s between the marks where `from` and `to` documents were decided. */
   const rate = (from: number, to: number): number => {
@@ -349,25 +371,100 @@ if (!existsSync(input)) {
   console.error(`stream reused: ${input}`)
 }
 
-const results: RunResult[] = []
-for (const run of values.runs.split(',')) {
-  const config: RunConfig = { input, n, minhash: run !== 'no-minhash', workers: Number(values.workers), sample: Number(values.sample), indexArgs: values['index-args'].split(' ').filter((a) => a !== '') }
+const runs = values.runs.split(',')
+const slices = runs.length > 1 ? Number(values.interleave) : 0
+const configs = runs.map((run): RunConfig => {
+  const config: RunConfig = {
+    input, n, minhash: run !== 'no-minhash', workers: Number(values.workers), sample: Number(values.sample),
+    indexArgs: values['index-args'].split(' ').filter((a) => a !== ''), slices,
+  }
   if (values.es !== undefined) config.es = values.es
-  console.error(`run ${run} on ${config.es === undefined ? 'the embedded store' : `Elasticsearch ${config.es}`} …`)
-  const r = spawnSync(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 26,
-  })
-  if (r.status !== 0) throw new Error(`run ${run} failed with ${r.status}`)
-  const line = r.stdout.toString().split('\n').find((l) => l.startsWith('@@RESULT '))
+  return config
+})
+console.error(`runs ${runs.join(', ')} on ${values.es === undefined ? 'the embedded store' : `Elasticsearch ${values.es}`}${slices > 0 ? `, interleaved in ${slices} slices each` : ''} …`)
+/** The 1-minute load average after each round of slices (the machine is shared). */
+const loads: number[] = []
+const results: RunResult[] = slices > 0 ? await interleaved(configs) : configs.map(sequential)
+for (const result of results) console.log(JSON.stringify(result))
+
+function resultOf(run: string, stdout: string): RunResult {
+  const line = stdout.split('\n').find((l) => l.startsWith('@@RESULT '))
   if (line === undefined) throw new Error(`run ${run} printed no result`)
-  const result = JSON.parse(line.slice('@@RESULT '.length)) as RunResult
-  results.push(result)
-  console.log(JSON.stringify(result))
+  return JSON.parse(line.slice('@@RESULT '.length)) as RunResult
+}
+
+function sequential(config: RunConfig): RunResult {
+  const run = config.minhash ? 'minhash' : 'no-minhash'
+  const r = spawnSync(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 })
+  if (r.status !== 0) throw new Error(`run ${run} failed with ${r.status}`)
+  return resultOf(run, r.stdout.toString())
+}
+
+/**
+ * All runs at once, taking turns: each child stops itself (SIGSTOP) before starting and after
+ * each slice; the driver continues one at a time (SIGCONT), round robin, once the one before has
+ * stopped. So every run meets the machine's load of the same minutes, slice by slice.
+ */
+async function interleaved(list: RunConfig[]): Promise<RunResult[]> {
+  interface Child { run: string; proc: ChildProcess; out: string; events: string[]; wake: (() => void) | null; exited: boolean }
+  const children = list.map((config): Child => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child: Child = { run: config.minhash ? 'minhash' : 'no-minhash', proc, out: '', events: [], wake: null, exited: false }
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      child.out += line + '\n'
+      if (line.startsWith('@@PAUSE ')) child.events.push('pause')
+      child.wake?.()
+    })
+    proc.on('exit', (code) => {
+      if (code !== 0) console.error(`run ${child.run} exited ${code}`)
+      child.exited = true
+      child.wake?.()
+    })
+    return child
+  })
+  /** Resolves at the child's next pause (true) or its exit (false). */
+  const next = async (c: Child): Promise<boolean> => {
+    for (;;) {
+      if (c.events.length > 0) {
+        c.events.shift()
+        return true
+      }
+      if (c.exited) return false
+      await new Promise<void>((resolve) => (c.wake = resolve))
+      c.wake = null
+    }
+  }
+  /** Waits until the child's process state is "stopped" (Linux /proc). */
+  const stoppedState = async (c: Child): Promise<void> => {
+    for (let i = 0; i < 5000; i++) {
+      if (c.exited) return
+      const stat = readFileSync(`/proc/${c.proc.pid}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    throw new Error(`run ${c.run} did not stop`)
+  }
+  const live = new Set<Child>()
+  for (const c of children) if (await next(c)) live.add(c)
+  let slice = 0
+  while (live.size > 0) {
+    for (const c of [...live]) {
+      await stoppedState(c)
+      c.proc.kill('SIGCONT')
+      if (!(await next(c))) live.delete(c)
+    }
+    loads.push(loadavg()[0]!)
+    if (++slice % 5 === 0) console.error(`  slice ${slice} of ${slices} done (load average ${loadavg()[0]!.toFixed(1)})`)
+  }
+  return children.map((c) => {
+    if (c.proc.exitCode !== 0) throw new Error(`run ${c.run} failed with ${c.proc.exitCode}`)
+    return resultOf(c.run, c.out)
+  })
 }
 const mh = results.find((r) => r.run === 'minhash')
 const no = results.find((r) => r.run === 'no-minhash')
 if (mh !== undefined && no !== undefined) {
   console.log(`whole run, minhash / no-minhash: ${(mh.docsPerSecond / no.docsPerSecond).toFixed(2)}; minhash end vs start: ${mh.endVsStart}`)
 }
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n, seed, input, results }, null, 2))
+if (loads.length > 0) console.log(`load average (1 min) over the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`)
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n, seed, input, slices, loads, results }, null, 2))

@@ -35,8 +35,18 @@ export function boundCandidates(q: CandidateQuery, records: readonly Fingerprint
     for (const b of r.blocks) if (blocks.has(b)) shared++
     if (shared >= q.minMatch && hamming(r.fingerprint, q.fingerprint) <= q.maxDistance) keep.add(r)
   }
-  for (const term of new Set(q.bands ?? [])) {
-    takeNewest(eligible.filter((r) => r.bands !== undefined && r.bands.includes(term)), bounds.perBand)
+  if (q.bands === undefined || q.bands.length === 0) return keep
+  // The records of each of the query's band terms, in one pass over the records' own terms.
+  const byTerm = new Map<string, FingerprintRecord[]>()
+  for (const term of q.bands) byTerm.set(term, [])
+  for (const r of eligible) {
+    if (r.bands === undefined) continue
+    for (const term of r.bands) {
+      const list = byTerm.get(term)
+      // A record listing a term twice counts once.
+      if (list !== undefined && list[list.length - 1] !== r) list.push(r)
+    }
   }
+  for (const list of byTerm.values()) takeNewest(list, bounds.perBand)
   return keep
 }

@@ -146,10 +146,18 @@ export function previousVersion(d: MatchSubject, candidates: Iterable<Fingerprin
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
 
+/** A match's rank (smaller wins): layer, then SimHash rules before MinHash, then distance (≤ 64). */
+function rank(m: Match): number {
+  return LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance
+}
+
+/** The smallest rank a MinHash match of the simhash layer can have. */
+const MINHASH_SIMHASH_RANK = LAYER_RANK.simhash * 1000 + 100
+
 /** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, first indexed earlier (`seq`), smaller id. */
 export function compareMatches(a: Match, b: Match): number {
-  const ra = LAYER_RANK[a.layer] * 1000 + (a.rule === 'minhash' ? 100 : 0) + a.distance
-  const rb = LAYER_RANK[b.layer] * 1000 + (b.rule === 'minhash' ? 100 : 0) + b.distance
+  const ra = rank(a)
+  const rb = rank(b)
   if (ra !== rb) return ra - rb
   return compareOrder(a.record, b.record)
 }
@@ -179,11 +187,31 @@ export function isEarlier(c: { seq?: number | undefined; id: string }, d: { seq?
  * every record not first indexed before it.
  */
 export function bestMatch(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): Match | null {
+  if (o.minhash && d.sketch != null && d.sketch.startsWith('m:')) {
+    // The MinHash rule ranks below every other rule of the url, exact and simhash layers
+    // (`compareMatches`): when one of those accepts a candidate, no MinHash estimate can change the
+    // answer, so a first pass leaves the rule out, except for candidates sharing d's URL (whose
+    // url-layer match may rest on it). Only when that pass finds no such match do all
+    // candidates get the full rules.
+    let without = WITHOUT_MINHASH.get(o)
+    if (without === undefined) WITHOUT_MINHASH.set(o, (without = { ...o, minhash: false }))
+    const first = bestOf(d, candidates, o, without)
+    if (first !== null && rank(first) < MINHASH_SIMHASH_RANK) return first
+  }
+  return bestOf(d, candidates, o, o)
+}
+
+/** Each options object with the MinHash rule off (`bestMatch`'s first pass). */
+const WITHOUT_MINHASH = new WeakMap<MatchOptions, MatchOptions>()
+
+/** `bestMatch` with the options `other` for candidates that do not share d's URL key. */
+function bestOf(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions, other: MatchOptions): Match | null {
   let best: Match | null = null
   const ordered = d.seq !== undefined
+  const url = o.layers.url ? d.urlHash : null
   for (const c of candidates) {
     if (c.clusterId === d.id || c.id === d.id || (ordered && !isEarlier(c, d))) continue
-    const m = matchCandidate(d, c, o)
+    const m = matchCandidate(d, c, url !== null && c.urlHash === url ? o : other)
     if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
   }
   return best

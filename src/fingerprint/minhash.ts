@@ -256,22 +256,31 @@ function densify(mins: Int32Array, mask: number): void {
 }
 
 /** Bits set in each hex digit's value. */
-const NIBBLE_BITS = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4]
+const NIBBLE_BITS = new Uint8Array([0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4])
+
+/** Value of the hex digit `s[i]`, or -1 when it is not one (lower case only). */
+function hexAt(s: string, i: number): number {
+  return hexDigit(s.charCodeAt(i))
+}
 
 /** Hex digits before the bits: the distinct-shingle count. */
 const COUNT_DIGITS = 8
+/** Where the bits start: after `m:` and the count. */
+const BITS_START = 2 + COUNT_DIGITS
 
-/** Bits of an `m:` sketch, or 0 when `s` is not one (prefix, count, then lower-case hex bits). */
-function sketchBits(s: string): number {
-  if (!s.startsWith('m:') || s.length <= 2 + COUNT_DIGITS) return 0
-  for (let i = 2; i < s.length; i++) if (hexDigit(s.charCodeAt(i)) < 0) return 0
-  return 4 * (s.length - 2 - COUNT_DIGITS)
+/** Whether `s` is an `m:` sketch (prefix, count, then at least one lower-case hex digit of bits). */
+function isSketch(s: string): boolean {
+  if (s.length <= BITS_START || s.charCodeAt(0) !== 0x6d || s.charCodeAt(1) !== 0x3a) return false
+  for (let i = 2; i < s.length; i++) if (hexAt(s, i) < 0) return false
+  return true
 }
 
 /** The distinct-shingle count an `m:` sketch starts with, or NaN. */
 export function sketchShingles(s: string): number {
-  if (sketchBits(s) === 0) return NaN
-  return parseInt(s.slice(2, 2 + COUNT_DIGITS), 16)
+  if (!isSketch(s)) return NaN
+  let n = 0
+  for (let i = 2; i < BITS_START; i++) n = n * 16 + hexAt(s, i)
+  return n
 }
 
 /**
@@ -290,14 +299,24 @@ export function resemblanceBound(a: string, b: string): number {
 /**
  * Estimated Jaccard resemblance of two `m:` sketches of one bit per bin: agreeing bits are
  * (1 + J) / 2 of them in expectation, so J ≈ 2·agree/bits − 1 (clamped at 0). NaN when either is
- * not a MinHash sketch or their sizes differ.
+ * not a MinHash sketch or their sizes differ. One pass over both strings (it is called for every
+ * MinHash candidate a lookup verifies): the digits are checked as they are compared.
  * @example minhashSimilarity(a.sketch, a.sketch) // 1
  */
 export function minhashSimilarity(a: string, b: string): number {
-  const bits = sketchBits(a)
-  if (bits === 0 || a.length !== b.length || sketchBits(b) !== bits) return NaN
+  const n = a.length
+  if (n !== b.length || n <= BITS_START || a.charCodeAt(0) !== 0x6d || a.charCodeAt(1) !== 0x3a || b.charCodeAt(0) !== 0x6d || b.charCodeAt(1) !== 0x3a) return NaN
+  let bad = 0
+  for (let i = 2; i < BITS_START; i++) bad |= hexAt(a, i) | hexAt(b, i)
   let differ = 0
-  for (let i = 2 + COUNT_DIGITS; i < a.length; i++) differ += NIBBLE_BITS[hexDigit(a.charCodeAt(i)) ^ hexDigit(b.charCodeAt(i))]!
+  for (let i = BITS_START; i < n; i++) {
+    const x = hexAt(a, i)
+    const y = hexAt(b, i)
+    bad |= x | y
+    differ += NIBBLE_BITS[(x ^ y) & 15]!
+  }
+  if (bad < 0) return NaN
+  const bits = 4 * (n - BITS_START)
   return similarityOf(bits - differ, bits)
 }
 

@@ -5,11 +5,8 @@ import { Postings } from './_postings.js'
 
 /** Average rows per bucket of a band position's index. */
 const BAND_LOAD = 8
-/**
- * The same for tag-only indexes: longer walks, but a walk costs no false matches (those come from
- * the 24 bits a tag-only index knows), and the heads cost half.
- */
-const TAGGED_BAND_LOAD = 16
+/** The same when records are read back from the log: longer walks in memory, the heads cost half. */
+const READ_BACK_BAND_LOAD = 16
 
 /**
  * LSH band terms of each row and their index (the second candidate route).
@@ -23,9 +20,12 @@ const TAGGED_BAND_LOAD = 16
  *
  * Per row: a count byte (0 none, 255 explicit), then its entry in the first `count` indexes.
  *
- * `tagOnly` (a store that reads its records back from its log): the indexes keep 8 bits of
- * remainder, not 16, and no count byte (4 bytes a band and ~0.3 of heads instead of 5.6); terms are
- * not rebuilt from them, and a match must be confirmed on the row's entry (`forEachRow`).
+ * `readBack` (a store that reads its records back from its log): no count byte and a longer
+ * chain per bucket (5 bytes a band and ~0.3 of heads instead of 5.6); terms are not rebuilt from
+ * the index (the entry has them). The remainder stays 16 bits, so a match is exact and the band
+ * route reads back only the rows it returns: with 8 bits (a tag, 1 byte a band less) every match
+ * had to be confirmed on its entry, a log read per band row met, which made the band route's
+ * reads per lookup double those of the rows it returned (docs/BENCHMARKS.md).
  */
 export class BandStore {
   private readonly counts = new U8Column()
@@ -36,13 +36,13 @@ export class BandStore {
   private longestExplicit = 0
   private reserved = 0
 
-  constructor(private readonly alive: BitColumn, private readonly tagOnly = false) {}
+  constructor(private readonly alive: BitColumn, private readonly readBack = false) {}
 
   /** Stores and indexes the bands of the PUT entry `v` (in `buf`) as row `row`. */
   insert(row: number, buf: Buffer, v: PutView): void {
     const count = v.bandCount
     if (count === 0) return
-    if (!this.tagOnly) this.counts.set(row, count)
+    if (!this.readBack) this.counts.set(row, count)
     let p = v.bandStart
     if (count !== EXPLICIT_BANDS) {
       for (let i = 0; i < count; i++, p += 4) {
@@ -121,18 +121,17 @@ export class BandStore {
 
   /**
    * Calls `visit` with every row (live or dead: the caller filters) that has band `term`: as a
-   * canonical term at the position its tag names, or anywhere in an explicitly stored list.
-   * Tag-only: canonical matches come with their position and value (else -1, -1), and `visit`
-   * must confirm them on the row's entry. Rows come newest first within the canonical index and
-   * within each explicit slot; the walk stops as soon as `visit` returns true.
+   * canonical term at the position its prefix names, or anywhere in an explicitly stored list.
+   * Rows come newest first within the canonical index and within each explicit slot; the walk
+   * stops as soon as `visit` returns true.
    */
-  forEachRow(term: string, visit: (row: number, position: number, value: number) => boolean): void {
+  forEachRow(term: string, visit: (row: number) => boolean): void {
     const position = bandPosition(term)
     const value = position < 0 ? -1 : canonicalBand(term, position)
     const index = value < 0 ? undefined : this.indexes[position]
     if (index !== undefined) {
       for (let row = index.seek(0, value); row >= 0; row = index.next(row)) {
-        if (index.matches(row) && visit(row, position, value)) return
+        if (index.matches(row) && visit(row)) return
       }
     }
     const explicit = this.explicit
@@ -140,7 +139,7 @@ export class BandStore {
     // Explicit lists are indexed by slot; a term may sit in any slot (lists are short and rare).
     for (let slot = 0; slot < this.longestExplicit; slot++) {
       const id = explicit.findTerm(slot, term)
-      if (id >= 0) for (let row = explicit.first(id); row >= 0; row = explicit.next(slot, row)) if (visit(row, -1, -1)) return
+      if (id >= 0) for (let row = explicit.first(id); row >= 0; row = explicit.next(slot, row)) if (visit(row)) return
     }
   }
 
@@ -154,7 +153,7 @@ export class BandStore {
   private index(position: number): KeyIndex {
     let index = this.indexes[position]
     if (index === undefined) {
-      this.indexes[position] = index = this.tagOnly ? new KeyIndex(false, TAGGED_BAND_LOAD, true) : new KeyIndex(false, BAND_LOAD)
+      this.indexes[position] = index = new KeyIndex(false, this.readBack ? READ_BACK_BAND_LOAD : BAND_LOAD)
       index.reserve(this.reserved)
     }
     return index

@@ -1,6 +1,6 @@
 import type { CandidateQuery } from '../../types.js'
 import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32 } from './_bytes.js'
-import { EXPLICIT_BANDS, F_SELF, F_TITLE, F_URL } from './_codec.js'
+import { F_SELF, F_TITLE, F_URL } from './_codec.js'
 import { TableRecords } from './_table-records.js'
 import { foldKey } from './_table-rows.js'
 
@@ -67,22 +67,11 @@ export class Tables extends TableRecords {
    */
   private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
     let added = 0
-    // Rows met under several of the query's terms (a cluster's members share most of them) are
-    // read back once to confirm their tags: the row's canonical band values, by row.
-    const confirmed = new Map<number, Uint32Array | null>()
     const rows: number[] = []
-    // Where each collected row was found: (position, value) to confirm, or position -1 (explicit).
-    const found = new Map<number, number>()
-    let termValue = 0
     let taken = 0
-    // Confirms a row's tag and adds it; true once the term has its `perBand` rows (or `max` is met).
-    const take = (row: number, termPosition: number, value: number): boolean => {
+    // Adds a row of the current term; true once the term has its `perBand` rows (or `max` is met).
+    const take = (row: number): boolean => {
       if (taken >= perBand || added >= max) return true
-      if (termPosition >= 0 && this.reader !== null) {
-        let values = confirmed.get(row)
-        if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
-        if (values === null || termPosition >= values.length || values[termPosition] !== value) return false
-      }
       taken++
       if (!seen.has(row)) {
         seen.add(row)
@@ -94,26 +83,23 @@ export class Tables extends TableRecords {
     // Rows are chained newest row first: while row order is seq order, the walk stops at the
     // term's `perBand`-th row; otherwise it collects the term's rows and takes them by seq.
     const ordered = this.seqOrdered
-    const collect = (row: number, position: number, value: number): boolean => {
+    const collect = (row: number): boolean => {
       // Rows first indexed after the query's document are never its candidates, and do not count
       // towards the bound: a re-run must see the same earlier rows as the first run (see `seqBound`).
       if (row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
-      if (ordered) return take(row, position, value)
+      if (ordered) return take(row)
       rows.push(row)
-      found.set(row, position)
-      termValue = value
       return false
     }
     for (let i = 0; i < terms.length && added < max; i++) {
       const term = terms[i]
       if (typeof term !== 'string') continue
       rows.length = 0
-      found.clear()
       taken = 0
       this.bands.forEachRow(term, collect)
       if (ordered) continue
       if (rows.length > 1) rows.sort((a, b) => this.seqs.get(b) - this.seqs.get(a))
-      for (const row of rows) if (take(row, found.get(row)!, termValue)) break
+      for (const row of rows) if (take(row)) break
     }
   }
 
@@ -153,16 +139,6 @@ export class Tables extends TableRecords {
     return k === 0 ? v.contentHi === hi && v.contentLo === lo : k === 1 ? v.urlHi === hi && v.urlLo === lo : v.titleHi === hi && v.titleLo === lo
   }
 
-  /** `row`'s canonical band values, read back from its entry (tag-only band indexes match 24 bits); null for explicit terms. */
-  private entryBands(row: number): Uint32Array | null {
-    const buf = this.locate(row)
-    const v = this.entry
-    if (v.bandCount === EXPLICIT_BANDS) return null
-    const out = new Uint32Array(v.bandCount)
-    for (let i = 0, p = v.bandStart; i < out.length; i++, p += 4) out[i] = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0
-    return out
-  }
-
   /**
    * Rows sharing at least `minMatch` blocks (same position) whose popcount is within
    * `maxDistance`. Past `max` rows, the nearest (by Hamming distance) are kept: the cap then only
@@ -187,7 +163,19 @@ export class Tables extends TableRecords {
       const mayStart = p <= m - minMatch
       for (let row = this.postings.first(term); row >= 0; row = this.postings.next(p, row)) {
         if (!this.alive.has(row) || row === exclude) continue
-        const d = popcount32(this.hi.get(row)) + popcount32(this.lo.get(row)) - qPop
+        const hi = this.hi.get(row)
+        const lo = this.lo.get(row)
+        if (counts === null && near) {
+          // One block is enough and only rows within k count: the distance (which bounds the
+          // popcount difference) first, so the rows beyond k, most of a block's rows at large N,
+          // cost no reads of their time and seq columns.
+          if (popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) continue
+          if (this.time.get(row) < since || this.seqs.get(row) > this.seqBound || seen.has(row)) continue
+          seen.add(row)
+          found.push(row)
+          continue
+        }
+        const d = popcount32(hi) + popcount32(lo) - qPop
         if (d > maxDistance || -d > maxDistance || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) continue
         if (counts !== null) {
           const c = counts.get(row)
@@ -200,7 +188,7 @@ export class Tables extends TableRecords {
           if (c + 1 !== minMatch) continue
         }
         if (seen.has(row)) continue
-        if (near && popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0) > maxDistance) continue
+        if (near && popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) continue
         seen.add(row)
         found.push(row)
       }

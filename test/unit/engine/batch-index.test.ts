@@ -4,7 +4,7 @@ import type { FingerprintRecord } from '../../../src/types.js'
 import { BatchIndex } from '../../../src/engine/_batch-index.js'
 import { bestMatch, matchCandidate } from '../../../src/engine/match.js'
 import { resolveDeduplicatorOptions } from '../../../src/engine/options.js'
-import { fingerprintBlocks } from '../../../src/fingerprint/blocks.js'
+import { matchRecord } from '../../helpers/match-records.js'
 import type { FingerprintStore } from '../../../src/store/store.js'
 
 // Only the matching options matter here; no store is called.
@@ -35,19 +35,7 @@ function toRecord(x: typeof docArb extends fc.Arbitrary<infer T> ? T : never): F
   let sketch = SKETCHES[x.sketchBase]!
   if (sketch.startsWith('m:')) for (const [j, v] of x.sketchEdits) sketch = sketch.slice(0, 2 + 2 * j) + v + sketch.slice(4 + 2 * j)
   return {
-    id: `d${x.id}`,
-    fingerprint: fp,
-    blocks: fingerprintBlocks(fp),
-    contentHash: `c${x.hash}`,
-    urlHash: x.url === null ? null : `u${x.url}`,
-    titleHash: x.title === null ? null : `t${x.title}`,
-    short: x.short,
-    clusterId: `d${x.id}`,
-    duplicateOf: null,
-    distance: null,
-    layer: null,
-    version: x.version,
-    indexedAt: 1,
+    ...matchRecord({ ...x, fingerprint: fp }),
     sketch,
     // Band terms of the sketch: 8 groups of 4 hex digits (equal groups ⇒ shared band).
     ...(sketch.startsWith('m:') ? { bands: Array.from({ length: 8 }, (_, b) => `m${b}_${sketch.slice(2 + 4 * b, 6 + 4 * b)}`) } : {}),

@@ -113,4 +113,54 @@ describe('minhashSketch', () => {
       expect(resemblanceBound(a.sketch, b.sketch)).toBeGreaterThanOrEqual(shingleJaccard(ta, tb) - 1e-12)
     },
   )
+  test.prop(
+    [
+      fc.array(fc.constantFrom(...'0123456789abcdefAFg:m 一'), { maxLength: 140 }),
+      fc.array(fc.integer({ min: 0, max: 139 }), { maxLength: 4 }),
+      fc.array(fc.integer({ min: 0, max: 15 }), { maxLength: 40 }),
+      fc.boolean(),
+    ],
+    { numRuns: 2000 },
+  )('minhashSimilarity, sketchShingles and resemblanceBound equal a plain reference on valid and damaged sketches', (noise, breaks, flips, sameLength) => {
+    // A real sketch, one with some of its bits flipped (or cut short), and random text with the sketch's prefix.
+    const a = minhashSketch(text(sfc32(noise.length + 1), 200))!.sketch
+    let b = [...a]
+    for (const f of flips) b[10 + ((f * 7919) % (a.length - 10))] = (parseInt(b[10 + ((f * 7919) % (a.length - 10))]!, 16) ^ (1 << (f % 4))).toString(16)
+    for (const at of breaks) b[Math.min(at, b.length - 1)] = noise[at % Math.max(1, noise.length)] ?? 'x'
+    if (!sameLength) b = b.slice(0, 10 + (flips.length % 5))
+    const damaged = b.join('')
+    const random = `m:${noise.join('')}`
+    for (const [x, y] of [[a, damaged], [damaged, a], [a, random], [random, random], [damaged, damaged]] as const) {
+      expect(minhashSimilarity(x, y)).toBe(referenceSimilarity(x, y))
+      expect(sketchShingles(x)).toBe(referenceShingles(x))
+      expect(resemblanceBound(x, y)).toBe(referenceBound(x, y))
+    }
+  })
 })
+
+/** Plain reference implementations (the code before the one-pass versions): parse every string whole, then compare. */
+function referenceBits(s: string): number {
+  if (!s.startsWith('m:') || s.length <= 10) return 0
+  for (let i = 2; i < s.length; i++) if (!/[0-9a-f]/.test(s[i]!)) return 0
+  return 4 * (s.length - 10)
+}
+function referenceShingles(s: string): number {
+  return referenceBits(s) === 0 ? NaN : parseInt(s.slice(2, 10), 16)
+}
+function referenceBound(a: string, b: string): number {
+  const x = referenceShingles(a)
+  const y = referenceShingles(b)
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN
+  return x === y ? 1 : Math.min(x, y) / Math.max(x, y)
+}
+function referenceSimilarity(a: string, b: string): number {
+  const bits = referenceBits(a)
+  if (bits === 0 || a.length !== b.length || referenceBits(b) !== bits) return NaN
+  let agree = 0
+  for (let i = 10; i < a.length; i++) {
+    const x = parseInt(a[i]!, 16)
+    const y = parseInt(b[i]!, 16)
+    for (let k = 0; k < 4; k++) if (((x >> k) & 1) === ((y >> k) & 1)) agree++
+  }
+  return Math.max(0, (2 * agree) / bits - 1)
+}
