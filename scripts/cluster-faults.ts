@@ -10,6 +10,12 @@
  *                  re-run, and of the killed run when it completed) and stored records equal.
  *   red            the same with `--replicas 0`: a primary with no copy is gone (the index is
  *                  red) until its node comes back 10 s later; the run must wait, not drop.
+ *   red-read       a node holding a primary of an index with no replica is killed while no run
+ *                  is active (the index is red); the same input and more is indexed while it is
+ *                  down and the node comes back 10 s later: the run must never decide on the
+ *                  shards that answered (a copy whose original sits on the lost shard would be
+ *                  "unique"): it waits and succeeds, or exits 1 with a message; after the
+ *                  restart the re-run's decisions and stored records equal the reference.
  *   reindex-kill   kill -9 a node in the middle of `simdup reindex --dest`, restart it, run the
  *                  same command again (resume): dedup fields equal an uninterrupted reindex.
  *   four-writers   four `simdup index` at once on overlapping input into one index, then
@@ -32,7 +38,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
-import { createDeduplicator, createElasticsearchStore, matchCandidate, type FingerprintRecord } from '../src/index.js'
+import { createDeduplicator, createElasticsearchStore, matchCandidate, type ElasticsearchStore, type FingerprintRecord } from '../src/index.js'
 import { loadCorpus } from './corpus/load.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -225,6 +231,78 @@ async function indexKill(ctx: Ctx, name: string, replicas: number, downMs: numbe
   check(`${name}: stored records equal the uninterrupted run's`, diff(after.lines, ctx.reference.stored) === '', diff(after.lines, ctx.reference.stored))
 }
 
+async function redRead(ctx: Ctx): Promise<void> {
+  const index = 'faults-red-read'
+  // The first half stored on 3 shards without replicas; then the node holding a primary goes and
+  // the second half (a quarter of it copies of the first) is indexed: every one of its lookups
+  // reaches the lost shard.
+  const lines = readFileSync(join(dir, 'input.jsonl'), 'utf8').trim().split('\n')
+  const h = Math.floor(DOCS / 2)
+  writeFileSync(join(dir, 'head.jsonl'), lines.slice(0, h).join('\n') + '\n')
+  writeFileSync(join(dir, 'tail.jsonl'), lines.slice(h).join('\n') + '\n')
+  const head = await simdup(['index', 'head.jsonl', '--out', 'red-read-0.jsonl', '--es', ctx.urls, '--index', index, '--batch', '100', '--quiet', ...layoutFlags(0)]).done
+  if (head.code !== 0) throw new Error(`red-read: indexing the first half failed: ${head.stderr}`)
+  const stored0 = (await stored(ctx.urls, index)).records
+  // Opened while green (opening reads the index too, and refuses a red one).
+  const reader = await createElasticsearchStore({ node: ctx.urls, index, ensureIndex: 'none', retries: 1 })
+  const port = await primaryHolder(ctx.client, index)
+  process.kill(pidOf(port), 'SIGKILL')
+  await waitFor('a red cluster', async () => (await ctx.client.cluster.health({ index })).status === 'red', 60_000)
+  log(`kill -9 node ${port}: ${index} is red`)
+  await partialReads(reader, stored0)
+  const run = simdup(['index', 'tail.jsonl', '--out', 'red-read-1.jsonl', '--es', ctx.urls, '--index', index, '--batch', '100', '--quiet'])
+  await new Promise((r) => setTimeout(r, 10_000))
+  launcher('es-start.sh', { ES_PORT: String(PORT) })
+  log(`node ${port} restarted`)
+  const first = await run.done
+  const message = first.stderr.trim().split('\n').at(-1) ?? ''
+  // Decisions do not depend on batch boundaries: the second half's equal the reference's, but for the line.
+  const same = first.code === 0 ? diff(withoutLine(decisions('red-read-1.jsonl')), withoutLine(ctx.reference.decisions.slice(h))) : ''
+  check('red-read: the run on a red index waits and decides as the reference, or exits 1 with a message', (first.code === 0 && same === '') || (first.code === 1 && /Elasticsearch/.test(message)), `exit ${first.code} after ${secs(first.ms)}${first.code === 0 ? ` ${same}` : `: ${message}`}`)
+  await green(ctx.client)
+  const again = await simdup(['index', 'input.jsonl', '--out', 'red-read-2.jsonl', '--es', ctx.urls, '--index', index, '--batch', '100', '--quiet']).done
+  check('red-read: the re-run after the restart succeeds', again.code === 0, `exit ${again.code} in ${secs(again.ms)} ${again.stderr.trim()}`)
+  const after = await stored(ctx.urls, index)
+  check('red-read: every document stored exactly once', after.records.length === DOCS && new Set(after.records.map((r) => r.id)).size === DOCS, `${after.records.length} records of ${DOCS}`)
+  check("red-read: the re-run's decisions equal the reference", diff(decisions('red-read-2.jsonl'), ctx.reference.decisions) === '', diff(decisions('red-read-2.jsonl'), ctx.reference.decisions))
+  check('red-read: stored records equal the reference', diff(after.lines, ctx.reference.stored) === '', diff(after.lines, ctx.reference.stored))
+}
+
+/**
+ * The store's reads on a red index: each either answers in full or rejects; never a smaller
+ * answer (records on the lost shard taken for absent). `records`: what the index held before.
+ */
+async function partialReads(store: ElasticsearchStore, records: FingerprintRecord[]): Promise<void> {
+  try {
+    const outcome = async <T>(what: string, fn: () => Promise<T>, full: (v: T) => boolean): Promise<void> => {
+      const started = Date.now()
+      try {
+        const v = await fn()
+        check(`red-read: ${what} answers in full or rejects`, full(v), `answered ${full(v) ? 'in full' : 'PARTIALLY'} in ${secs(Date.now() - started)}`)
+      } catch (err) {
+        const e = err as { code?: string; message?: string }
+        check(`red-read: ${what} answers in full or rejects`, e.code === 'STORE_REQUEST_FAILED' || e.code === 'STORE_UNAVAILABLE', `rejected in ${secs(Date.now() - started)}: ${e.code} ${e.message}`)
+      }
+    }
+    const ids = records.map((r) => r.id)
+    await outcome('get', () => store.get(ids), (m) => m.size === records.length)
+    await outcome('count', () => store.count(), (n) => n === records.length)
+    // Each record's own content hash finds it (no excludeId).
+    const queries = records.map((r) => ({ fingerprint: r.fingerprint, blocks: r.blocks, minMatch: 3, maxDistance: 3, contentHash: r.contentHash, urlHash: null, titleHash: null }))
+    await outcome('candidates', () => store.candidates(queries), (c) => c.every((list, i) => list.some((x) => x.id === records[i]!.id)))
+  } finally {
+    await store.close()
+  }
+}
+
+/** Decision lines without their input line number. */
+function withoutLine(lines: string[]): string[] {
+  return lines.map((l) => {
+    const { line: _line, ...rest } = JSON.parse(l) as Record<string, unknown>
+    return JSON.stringify(rest)
+  })
+}
+
 /** The dedup fields of every document of `index`, sorted by id. */
 async function dedupFields(client: Client, index: string): Promise<string[]> {
   const out: string[] = []
@@ -340,17 +418,20 @@ async function main(): Promise<void> {
   const urls = startOut.stdout.trim().split('\n').at(-1)!
   log(`cluster ${urls}${ours ? ' (started here)' : ''}`)
   const client = new Client({ nodes: urls.split(','), maxRetries: 5 })
+  // By name: a cluster may refuse wildcard deletes (action.destructive_requires_name).
   const cleanup = async () => {
-    await client.indices.delete({ index: 'faults-*', ignore_unavailable: true }).catch(() => undefined)
+    const names = (await client.cat.indices({ index: 'faults-*', format: 'json', h: 'index' })).map((i) => i.index!)
+    if (names.length > 0) await client.indices.delete({ index: names })
   }
   try {
     await cleanup()
     const docs = await input(DOCS)
     writeFileSync(join(dir, 'input.jsonl'), jsonl(docs.map(({ id, title, content }) => ({ id, title, content }))))
     const ctx: Ctx = { urls, client, docs, reference: { decisions: [], stored: [] } }
-    if (wanted('index-kill') || wanted('red') || wanted('rejections')) ctx.reference = await referenceRun(urls)
+    if (wanted('index-kill') || wanted('red') || wanted('red-read') || wanted('rejections')) ctx.reference = await referenceRun(urls)
     if (wanted('index-kill')) await indexKill(ctx, 'index-kill', 1, 0)
     if (wanted('red')) await indexKill(ctx, 'red', 0, 10_000)
+    if (wanted('red-read')) await redRead(ctx)
     if (wanted('reindex-kill')) await reindexKill(ctx)
     if (wanted('four-writers')) await fourWriters(ctx)
     if (wanted('rejections')) await rejections(ctx)

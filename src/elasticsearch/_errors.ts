@@ -130,11 +130,40 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-/** Runs `fn`, retrying retryable failures with exponential back-off; rethrows the last failure. */
+/** An answer some shards did not give (a primary and all its copies lost: a red index), as a 503. */
+class PartialAnswerError extends Error {
+  override name = 'ResponseError'
+  readonly meta: { statusCode: number; body: unknown }
+  constructor(what: string, body: unknown) {
+    super(`${what} (no_shard_available: is the index red?)`)
+    this.meta = { statusCode: 503, body }
+  }
+}
+
+/**
+ * Elasticsearch answers a search, count or multi-get over a shard with no live copy with 200 and
+ * what the other shards hold (`_shards.failed`, or an `error` in place of a document): less than
+ * is stored, which simdup would take for "not there" (a copy decided unique, a number handed out
+ * twice). Such an answer is refused as a 503, so it is retried and, if the shard stays away,
+ * fails the run with a message; never used.
+ */
+export function wholeAnswer<T>(res: T): T {
+  if (res === null || typeof res !== 'object') return res
+  const shards = (res as { _shards?: { failed?: unknown; total?: unknown } })._shards
+  if (typeof shards?.failed === 'number' && shards.failed > 0) throw new PartialAnswerError(`${shards.failed} of ${String(shards.total)} shards did not answer`, res)
+  const docs = (res as { docs?: unknown }).docs
+  if (Array.isArray(docs)) {
+    const missing = docs.filter((d) => d !== null && typeof d === 'object' && 'error' in d)
+    if (missing.length > 0) throw new PartialAnswerError(`${missing.length} of ${docs.length} documents could not be read`, res)
+  }
+  return res
+}
+
+/** Runs `fn`, retrying retryable failures with exponential back-off; rethrows the last failure. A partial answer (see wholeAnswer) is a failure. */
 export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fn()
+      return wholeAnswer(await fn())
     } catch (err) {
       if (attempt >= policy.retries || !isRetryable(err)) throw err
       await sleep(backoffDelay(policy, attempt))

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch'
+import { Client, ClusterConnectionPool, type ClientOptions, type estypes } from '@elastic/elasticsearch'
 import PQueue from 'p-queue'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import type { CandidateBounds, FingerprintStore, StoreBlockScheme } from '../store/store.js'
@@ -691,7 +691,8 @@ class EsStore implements ElasticsearchStore {
   /** Records of each search's hits, in hit order. */
   private async msearch(bodies: Record<string, unknown>[]): Promise<FingerprintRecord[][]> {
     const searches: estypes.MsearchRequestItem[] = []
-    for (const body of bodies) searches.push({}, body as estypes.MsearchMultisearchBody)
+    // A sub-search over a shard with no live copy fails (and is retried) instead of answering without it.
+    for (const body of bodies) searches.push({ allow_partial_search_results: false }, body as estypes.MsearchMultisearchBody)
     const res = await this.request('_msearch (candidates)', async () => {
       const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches, filter_path: MSEARCH_FILTER_PATH })
       // A rejected sub-search (429 under load, a shard failure) fails the batch, so it is retried whole.
@@ -927,6 +928,10 @@ export async function createElasticsearchStore(options: ElasticsearchStoreOption
       // The store retries with back-off itself. The transport retries only to move to another
       // node: a connection error marks the node dead and the next attempt goes to a live one.
       maxRetries: nodes.length - 1,
+      // The client also marks a node dead when it answers 503, which a live node does for a red
+      // index; the default weighted pool can then find no node at all ("no living connections")
+      // for a minute. This pool tries every node when all are marked dead.
+      ConnectionPool: ClusterConnectionPool,
       requestTimeout: resolved.requestTimeoutMs,
     }
     if (options.auth !== undefined) clientOptions.auth = options.auth
