@@ -215,7 +215,17 @@ class EsStore implements ElasticsearchStore {
     private readonly redactor: Redactor,
   ) {
     this.queue = new PQueue({ concurrency: options.concurrency })
-    this.policy = { retries: options.retries, backoffMs: options.backoffMs }
+    this.policy = {
+      retries: options.retries,
+      backoffMs: options.backoffMs,
+      // A red index (a primary and its copies lost) gets up to a minute per retry to come back,
+      // as Elasticsearch gives a bulk write to such a shard.
+      awaitShards: () =>
+        this.client.cluster.health({ index: this.index, wait_for_status: 'yellow', timeout: '60s' }).then(
+          () => undefined,
+          () => undefined,
+        ),
+    }
     this.index = options.index
   }
 
