@@ -20,7 +20,7 @@ import os from 'node:os'
 import { parseArgs } from 'node:util'
 import { fingerprintBlocks } from '../src/fingerprint/blocks.js'
 import { hamming } from '../src/fingerprint/hamming.js'
-import { openMemoryStore } from '../src/store/memory.js'
+import { openMemoryStore } from '../src/store/embedded/store.js'
 import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../src/types.js'
 
 const { values } = parseArgs({

@@ -203,7 +203,7 @@ async function runChild(c: RunConfig): Promise<void> {
   const { indexCommand } = await import('../src/cli/commands/index-jsonl.js')
   const { Deduplicator } = await import('../src/engine/deduplicator.js')
   const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
-  const { LogReader } = await import('../src/store/_log-reader.js')
+  const { LogReader } = await import('../src/store/embedded/_log-reader.js')
   // Positional reads of the embedded store's log (each a readSync): read-backs and confirmations.
   let reads = 0
   const proto = LogReader.prototype as unknown as { fill: (...a: unknown[]) => void }

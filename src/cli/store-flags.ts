@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { openMemoryStore, type LogDamageReport } from '../store/memory.js'
+import { openMemoryStore, type LogDamageReport } from '../store/embedded/store.js'
 import type { FingerprintStore } from '../store/store.js'
 import type { ElasticsearchAuth } from '../elasticsearch/store.js'
 import { intFlag } from './args.js'

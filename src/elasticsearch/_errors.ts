@@ -180,3 +180,25 @@ export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>):
     }
   }
 }
+
+/** An item-level error of a multi-request, shaped like a client error so retries and wrapping treat it alike. */
+export class ItemError extends Error {
+  override name = 'ResponseError'
+  readonly meta: { statusCode: number; body: unknown }
+  constructor(status: number, error: unknown) {
+    super(`${errorType(error)}: ${errorReason(error)}`)
+    this.meta = { statusCode: status, body: error }
+  }
+}
+
+export function errorType(error: unknown): string {
+  const e = error as { type?: unknown; root_cause?: { type?: unknown }[] } | null
+  return String(e?.type ?? e?.root_cause?.[0]?.type ?? 'error')
+}
+
+export function errorReason(error: unknown): string {
+  const e = error as { reason?: unknown; caused_by?: { reason?: unknown } } | null
+  const reason = String(e?.reason ?? 'unknown reason')
+  const cause = e?.caused_by?.reason
+  return cause === undefined ? reason : `${reason} (${String(cause)})`
+}

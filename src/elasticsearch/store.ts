@@ -1,18 +1,9 @@
-import { readFileSync } from 'node:fs'
-import { Client, ClusterConnectionPool, type ClientOptions, type estypes } from '@elastic/elasticsearch'
+import type { Client, estypes } from '@elastic/elasticsearch'
 import PQueue from 'p-queue'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import type { CandidateBounds, FingerprintStore, StoreBlockScheme } from '../store/store.js'
 import { DedupError, describeValue } from '../errors.js'
-import {
-  DEDUP_COMPONENT_NAME,
-  DEDUP_FIELDS_COMPONENT,
-  DEDUP_PROPERTIES,
-  SIMDUP_INDEX_TEMPLATE,
-  SIMDUP_TEMPLATE_NAME,
-  simdupIndexBody,
-} from './_mapping.js'
-import { DEDUP_SOURCE_FIELDS, recordToSource, sourceToRecord, type DedupSource } from './_document.js'
+import { recordToSource, sourceToRecord, DEDUP_SOURCE_FIELDS, type DedupSource } from './_document.js'
 import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
 import {
@@ -20,34 +11,28 @@ import {
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, isSeq, recordProblem } from '../store/_validate.js'
+import { ItemError, backoffDelay, errorReason, errorType, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
+import { connect } from './_connection.js'
 import {
-  Redactor,
-  backoffDelay,
-  displayUrl,
-  sleep,
-  statusOf,
-  toStoreError,
-  withRetries,
-  type RetryPolicy,
-} from './_errors.js'
+  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
+} from './_index-setup.js'
+import * as reads from './_index-reads.js'
 import {
-  parseNodeUrls,
-  parseRefreshInterval,
   resolveElasticsearchStoreOptions,
   type ElasticsearchStoreOptions as StoreOptionsOf,
   type ResolvedElasticsearchStoreOptions,
 } from './_options.js'
 
+/*
+ * The Elasticsearch store: writes (sequence numbers, bulk put and delete, the pending list of
+ * writes a search cannot see yet) and candidate lookups (_lookup.ts, _query.ts). The connection
+ * is made in _connection.ts, the index set up on open in _index-setup.ts, and the reads over the
+ * whole index (members, scan, clusters, versions, count) are in _index-reads.ts.
+ */
+
 export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './_mapping.js'
 export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './_options.js'
-
-/**
- * The block scheme of a new Elasticsearch index: 6 blocks (11,11,11,11,10,10 bits) of which 3 must
- * match, which guarantees distance 3 like 4 × 16 / 1 but returns ~true matches only at millions of
- * records, where any-of-4 16-bit blocks returns ~N/16,384 records per lookup that are read back and
- * dropped (docs/BENCHMARKS.md, "Block schemes on a large index"). An index with records keeps theirs.
- */
-export const DEFAULT_ELASTICSEARCH_BLOCK_SCHEME = Object.freeze({ blocks: 6, minMatch: 3 })
+export { DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, type TemplateNames } from './_index-setup.js'
 
 /** Options of `createElasticsearchStore` (see `ElasticsearchStoreBaseOptions` for each field's default). */
 export type ElasticsearchStoreOptions = StoreOptionsOf<Client>
@@ -65,40 +50,6 @@ export interface ElasticsearchStore extends FingerprintStore {
    * @example await store.installTemplates() // simdup-dedup-fields + simdup (simdup*)
    */
   installTemplates(names?: TemplateNames): Promise<void>
-}
-
-/** Where `installTemplates` puts the templates. */
-export interface TemplateNames {
-  /** @default 'simdup-dedup-fields' */
-  component?: string
-  /** @default 'simdup' */
-  template?: string
-  /** @default ['simdup*'] */
-  indexPatterns?: readonly string[]
-  /** @default 150 */
-  priority?: number
-}
-
-/** An item-level error of a multi-request, shaped like a client error so retries and wrapping treat it alike. */
-class ItemError extends Error {
-  override name = 'ResponseError'
-  readonly meta: { statusCode: number; body: unknown }
-  constructor(status: number, error: unknown) {
-    super(`${errorType(error)}: ${errorReason(error)}`)
-    this.meta = { statusCode: status, body: error }
-  }
-}
-
-function errorType(error: unknown): string {
-  const e = error as { type?: unknown; root_cause?: { type?: unknown }[] } | null
-  return String(e?.type ?? e?.root_cause?.[0]?.type ?? 'error')
-}
-
-function errorReason(error: unknown): string {
-  const e = error as { reason?: unknown; caused_by?: { reason?: unknown } } | null
-  const reason = String(e?.reason ?? 'unknown reason')
-  const cause = e?.caused_by?.reason
-  return cause === undefined ? reason : `${reason} (${String(cause)})`
 }
 
 /** The parts of a candidates `_msearch` answer the store reads (index names, scores, sort values dropped). */
@@ -128,55 +79,6 @@ function actionId(action: unknown): string {
   return String(op?._id)
 }
 
-/** Collects every credential the options carry, for redaction. */
-function secretsOf(options: ElasticsearchStoreOptions): string[] {
-  const out: string[] = []
-  const nodes = options.node === undefined ? [] : typeof options.node === 'string' ? options.node.split(',') : options.node
-  for (const node of nodes) {
-    try {
-      const u = new URL(String(node).trim())
-      if (u.password !== '') {
-        out.push(u.password, decodeURIComponent(u.password))
-        out.push(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
-      }
-    } catch {
-      // An unparsable URL fails validation; nothing to collect.
-    }
-  }
-  const auth = options.auth
-  if (auth !== undefined) {
-    if ('password' in auth) out.push(auth.password, `${auth.username}:${auth.password}`)
-    else if (typeof auth.apiKey === 'string') out.push(auth.apiKey)
-    else out.push(auth.apiKey.api_key, `${auth.apiKey.id}:${auth.apiKey.api_key}`)
-  }
-  return out
-}
-
-/**
- * Whether a terms aggregation's top clusters (count desc, key asc) are provably the true ones:
- * every count exact, and no cluster left out could reach the last one shown (or `minSize` when
- * fewer than `limit` came back). Always so on one shard; on several, each shard only sends its
- * own top `shard_size`.
- */
-function topTermsAreExact(
-  agg: estypes.AggregationsStringTermsAggregate | undefined,
-  buckets: readonly estypes.AggregationsStringTermsBucket[],
-  limit: number,
-  minSize: number,
-): boolean {
-  if (agg === undefined) return true
-  const missing = agg.doc_count_error_upper_bound ?? 0
-  if (missing === 0) return buckets.every((b) => (b.doc_count_error_upper_bound ?? 0) === 0)
-  if (buckets.some((b) => (b.doc_count_error_upper_bound ?? 0) !== 0)) return false
-  // A cluster left out has at most `missing` members; ties are ordered by id, so it must be fewer.
-  return buckets.length < limit ? missing < minSize : missing < buckets[buckets.length - 1]!.doc_count
-}
-
-/** The scheme of records cut into `blocks` blocks: the must-match count that keeps distance 3 (4 → 1, 6 → 3). */
-function storedBlockScheme(blocks: number): StoreBlockScheme {
-  return { blocks, minMatch: Math.max(1, blocks - 3), fixed: true }
-}
-
 class EsStore implements ElasticsearchStore {
   private readonly queue: PQueue
   private readonly policy: RetryPolicy
@@ -204,6 +106,9 @@ class EsStore implements ElasticsearchStore {
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
 
+  /** What the index set-up and whole-index reads (_index-setup.ts, _index-reads.ts) work through. */
+  private readonly ctx: IndexContext
+
   /** Set on open from a stored record's blocks (see `readBlockScheme`). */
   blockScheme: StoreBlockScheme = { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false }
 
@@ -227,6 +132,7 @@ class EsStore implements ElasticsearchStore {
         ),
     }
     this.index = options.index
+    this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn) }
   }
 
   /** One request through the queue, with retries; failures come out as DedupErrors. */
@@ -240,22 +146,9 @@ class EsStore implements ElasticsearchStore {
 
   /** Index creation / mapping per `ensureIndex`, then the pending list sized to the refresh interval. */
   async open(): Promise<void> {
-    const mode = this.options.ensureIndex
-    if (mode !== 'none') {
-      const exists = await this.request('index check', () => this.client.indices.exists({ index: this.index }))
-      if (!exists && mode === 'existing') {
-        throw new DedupError('NOT_FOUND', `Index \`${this.index}\` does not exist on ${this.node}: check the index name (simdup index creates it).`)
-      }
-      if (!exists) await this.createIndex()
-      else if (mode === 'add-fields') {
-        await this.request('put_mapping', () =>
-          this.client.indices.putMapping({ index: this.index, properties: DEDUP_PROPERTIES as Record<string, estypes.MappingProperty> }),
-        )
-      } else await this.checkMapping()
-      await this.checkSequenced()
-    }
-    this.blockScheme = await this.readBlockScheme()
-    const interval = await this.refreshInterval()
+    await prepareIndex(this.ctx)
+    this.blockScheme = await readBlockScheme(this.ctx)
+    const interval = await refreshInterval(this.ctx)
     this.visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
       // Keeping an entry too long costs a little memory; dropping it too early misses a duplicate.
@@ -263,132 +156,6 @@ class EsStore implements ElasticsearchStore {
       const ttl = this.options.pendingTtlMs ?? (this.visibilityMs === null ? null : Math.max(this.visibilityMs, MIN_PENDING_TTL_MS))
       if (ttl !== 0 && this.options.maxPending > 0) this.pending = new PendingWrites(ttl, this.options.maxPending)
     }
-  }
-
-  private async createIndex(): Promise<void> {
-    const body = simdupIndexBody({ shards: this.options.shards, replicas: this.options.replicas })
-    try {
-      await this.request('index creation', () =>
-        this.client.indices.create({
-          index: this.index,
-          settings: body.settings as estypes.IndicesIndexSettings,
-          mappings: body.mappings as estypes.MappingTypeMapping,
-        }),
-      )
-    } catch (err) {
-      // Another process created it between the check and the create: that is the goal reached.
-      const cause = (err as { cause?: unknown }).cause
-      if (statusOf(cause) === 400 && /resource_already_exists_exception/.test(String((cause as Error).message))) return
-      throw err
-    }
-  }
-
-  private async checkMapping(): Promise<void> {
-    const res = await this.request('get_mapping', () => this.client.indices.getMapping({ index: this.index }))
-    for (const [name, m] of Object.entries(res)) {
-      if (m.mappings.properties?.dedup === undefined) {
-        throw new DedupError(
-          'INVALID_OPTION',
-          `Index \`${name}\` exists but has no \`dedup\` mapping, so simdup's fields would be mapped dynamically. ` +
-            "Use `ensureIndex: 'add-fields'` to add it, or another index name.",
-        )
-      }
-    }
-  }
-
-  /**
-   * Refuses an index holding dedup records without `dedup.seq` (written before records carried
-   * their first-insertion order): mixing them with numbered ones would make re-runs decide
-   * differently, silently. An index without a `seq` mapping gets one if it holds no records.
-   */
-  private async checkSequenced(): Promise<void> {
-    const res = await this.request('get_mapping', () => this.client.indices.getMapping({ index: this.index }))
-    const unmapped = Object.entries(res).filter(([, m]) => {
-      const dedup = m.mappings.properties?.dedup as { properties?: Record<string, unknown> } | undefined
-      return dedup !== undefined && dedup.properties?.seq === undefined
-    })
-    if (unmapped.length > 0) {
-      await this.request('put_mapping', () =>
-        this.client.indices.putMapping({ index: this.index, properties: { dedup: { properties: { seq: { type: 'long' } } } } }),
-      )
-    }
-    if (!this.options.requireSequence) return
-    const old = await this.request('_count (records without seq)', () =>
-      // A decided record has a cluster id; a content index may hold partial `dedup` objects (a
-      // SimHash computed at ingest, say) that simdup never decided: those are not refused.
-      this.client.count({ index: this.index, query: { bool: { filter: [{ exists: { field: 'dedup.cluster_id' } }], must_not: [{ exists: { field: 'dedup.seq' } }] } } }),
-    )
-    if (old.count > 0) {
-      throw new DedupError(
-        'SNAPSHOT_VERSION',
-        `Index \`${this.index}\` holds ${old.count} dedup records written by an older simdup, without \`dedup.seq\` (the first-insertion order that makes re-runs decide like one clean run). ` +
-          'Index into a new index (e.g. `--index <new name>`), or delete the old records first.',
-      )
-    }
-  }
-
-  /**
-   * The block scheme of the index's records: the block count of one stored record (every record of
-   * an index shares it: the deduplicator refuses another), with the must-match count that keeps
-   * distance 3 (4 → 1, 6 → 3); the default for a new index when it holds none. Indexes written
-   * before the default became 6 blocks hold 4-block records and keep 4 × 16 / 1.
-   */
-  private async readBlockScheme(): Promise<StoreBlockScheme> {
-    let res: estypes.SearchResponse<{ dedup?: { blocks?: unknown } }>
-    try {
-      res = await this.request('_search (block layout)', () =>
-        this.client.search<{ dedup?: { blocks?: unknown } }>({
-          index: this.index,
-          size: 1,
-          terminate_after: 1,
-          track_total_hits: false,
-          query: { exists: { field: 'dedup.blocks' } },
-          _source: ['dedup.blocks'],
-        }),
-      )
-    } catch (err) {
-      // With ensureIndex 'none' the index may not exist yet.
-      if (err instanceof DedupError && err.code === 'STORE_REQUEST_FAILED' && statusOf(err.cause) === 404) return { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false }
-      throw err
-    }
-    const blocks = res.hits.hits[0]?._source?.dedup?.blocks
-    const count = Array.isArray(blocks) ? blocks.length : typeof blocks === 'string' ? 1 : 0
-    return count < 2 || count > 16 ? { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false } : storedBlockScheme(count)
-  }
-
-  /** The index's refresh interval in ms (largest over an alias's indices); null when refresh is disabled. */
-  private async refreshInterval(): Promise<number | null> {
-    let res: estypes.IndicesGetSettingsResponse
-    try {
-      res = await this.request('get_settings', () =>
-        this.client.indices.getSettings({ index: this.index, name: 'index.refresh_interval', include_defaults: true, flat_settings: true }),
-      )
-    } catch (err) {
-      // With ensureIndex 'none' the index may not exist yet: assume the default interval.
-      if (err instanceof DedupError && err.code === 'STORE_REQUEST_FAILED' && statusOf(err.cause) === 404) return 1000
-      throw err
-    }
-    let longest: number | null = 0
-    for (const s of Object.values(res)) {
-      const flat = { ...(s.defaults as Record<string, unknown> | undefined), ...(s.settings as Record<string, unknown> | undefined) }
-      const ms = parseRefreshInterval(flat['index.refresh_interval'])
-      if (ms === null) return null
-      longest = Math.max(longest, ms)
-    }
-    return longest === 0 ? 1000 : longest
-  }
-
-  async installTemplates(names: TemplateNames = {}): Promise<void> {
-    const component = names.component ?? DEDUP_COMPONENT_NAME
-    const template = { ...structuredClone(SIMDUP_INDEX_TEMPLATE), composed_of: [component] } as Record<string, unknown>
-    if (names.indexPatterns !== undefined) template.index_patterns = [...names.indexPatterns]
-    if (names.priority !== undefined) template.priority = names.priority
-    await this.request('put component template', () =>
-      this.client.cluster.putComponentTemplate({ name: component, ...structuredClone(DEDUP_FIELDS_COMPONENT) } as estypes.ClusterPutComponentTemplateRequest),
-    )
-    await this.request('put index template', () =>
-      this.client.indices.putIndexTemplate({ name: names.template ?? SIMDUP_TEMPLATE_NAME, ...template } as estypes.IndicesPutIndexTemplateRequest),
-    )
   }
 
   // ---- writes ----
@@ -741,36 +508,16 @@ class EsStore implements ElasticsearchStore {
     return found
   }
 
+  async installTemplates(names: TemplateNames = {}): Promise<void> {
+    await installTemplates(this.ctx, names)
+  }
+
   async members(clusterId: string, limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[]> {
     if (typeof clusterId !== 'string') throw new DedupError('INVALID_OPTION', `Expected \`clusterId\` to be a string, got ${describeValue(clusterId)}.`)
     if (!Number.isInteger(limit) || limit < 0) throw new DedupError('INVALID_OPTION', `Expected \`limit\` to be an integer ≥ 0, got ${describeValue(limit)}.`)
     if (limit === 0) return []
     await this.syncReads()
-    const out: FingerprintRecord[] = []
-    let after: estypes.SortResults | undefined
-    while (out.length < limit) {
-      const size = Math.min(1000, limit - out.length)
-      const res = await this.request('_search (members)', () =>
-        this.client.search<{ dedup?: unknown }>({
-          index: this.index,
-          query: { bool: { filter: [{ term: { 'dedup.cluster_id': clusterId } }] } },
-          // First-insertion order then id: a total order, so search_after pages neither skip nor repeat.
-          sort: [{ 'dedup.seq': 'asc' }, { 'dedup.id': 'asc' }],
-          size,
-          track_total_hits: false,
-          _source: DEDUP_SOURCE_FIELDS,
-          ...(after === undefined ? {} : { search_after: after }),
-        }),
-      )
-      const hits = res.hits.hits
-      for (const hit of hits) {
-        const record = sourceToRecord(String(hit._id), hit._source)
-        if (record !== null) out.push(record)
-      }
-      if (hits.length < size) break
-      after = hits[hits.length - 1]!.sort
-    }
-    return out
+    return reads.members(this.ctx, clusterId, limit)
   }
 
   async *scan(batchSize = DEFAULT_SCAN_BATCH): AsyncIterable<FingerprintRecord[]> {
@@ -778,38 +525,7 @@ class EsStore implements ElasticsearchStore {
     // A search page holds at most 10 000 hits (index.max_result_window); batches may be smaller than asked.
     const page = Math.min(batchSize, 10_000)
     await this.syncReads()
-    const opened = await this.request('open point in time', () => this.client.openPointInTime({ index: this.index, keep_alive: '2m' }))
-    let pitId = opened.id
-    try {
-      let after: estypes.SortResults | undefined
-      for (;;) {
-        const res = await this.request('_search (scan)', () =>
-          this.client.search<{ dedup?: unknown }>({
-            pit: { id: pitId, keep_alive: '2m' },
-            query: { exists: { field: 'dedup.id' } },
-            // _shard_doc: the cheapest total order of a point in time, made for search_after.
-            sort: [{ _shard_doc: 'asc' }],
-            size: page,
-            track_total_hits: false,
-            _source: DEDUP_SOURCE_FIELDS,
-            ...(after === undefined ? {} : { search_after: after }),
-          }),
-        )
-        if (res.pit_id !== undefined) pitId = res.pit_id
-        const hits = res.hits.hits
-        const batch: FingerprintRecord[] = []
-        for (const hit of hits) {
-          const record = sourceToRecord(String(hit._id), hit._source)
-          if (record !== null) batch.push(record)
-        }
-        if (batch.length > 0) yield batch
-        if (hits.length < page) break
-        after = hits[hits.length - 1]!.sort
-      }
-    } finally {
-      // Also runs when the consumer stops early: a point in time holds segments until it closes.
-      await this.client.closePointInTime({ id: pitId }).catch(() => undefined)
-    }
+    yield* reads.scan(this.ctx, page)
   }
 
   async topClusters(limit: number, minSize = DEFAULT_MIN_CLUSTER_SIZE): Promise<{ clusterId: string; size: number }[]> {
@@ -817,73 +533,17 @@ class EsStore implements ElasticsearchStore {
     if (!Number.isInteger(minSize) || minSize < 1) throw new DedupError('INVALID_OPTION', `Expected \`minSize\` to be an integer ≥ 1, got ${describeValue(minSize)}.`)
     if (limit === 0) return []
     await this.syncReads()
-    const aggs = await this.aggregate('topClusters', {
-      clusters: {
-        terms: {
-          field: 'dedup.cluster_id',
-          size: Math.min(limit, 65_000),
-          // Per-shard candidates: with several shards the default (size × 1.5 + 10) undercounts.
-          shard_size: Math.min(Math.max(1000, limit * 20), 65_000),
-          min_doc_count: minSize,
-          order: [{ _count: 'desc' }, { _key: 'asc' }],
-          show_term_doc_count_error: true,
-        },
-      },
-    })
-    const agg = aggs?.clusters as estypes.AggregationsStringTermsAggregate | undefined
-    const buckets = (agg?.buckets ?? []) as estypes.AggregationsStringTermsBucket[]
-    const top = buckets.map((b) => ({ clusterId: String(b.key), size: b.doc_count }))
-    return topTermsAreExact(agg, buckets, limit, minSize) ? top : this.topClustersExact(limit, minSize)
-  }
-
-  /**
-   * The largest clusters counted over every cluster id (a composite aggregation, paged): exact on
-   * any number of shards, at the cost of one bucket per cluster. Used when the terms aggregation's
-   * error bounds cannot prove its answer.
-   */
-  private async topClustersExact(limit: number, minSize: number): Promise<{ clusterId: string; size: number }[]> {
-    const best: { clusterId: string; size: number }[] = []
-    const order = (a: { clusterId: string; size: number }, b: { clusterId: string; size: number }) =>
-      b.size - a.size || (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0)
-    let after: Record<string, string | number | boolean | null> | undefined
-    for (;;) {
-      const page = await this.aggregate('topClusters, composite', {
-        clusters: {
-          composite: { size: 10_000, sources: [{ id: { terms: { field: 'dedup.cluster_id' } } }], ...(after === undefined ? {} : { after }) },
-        },
-      })
-      const agg = page?.clusters as estypes.AggregationsCompositeAggregate | undefined
-      const buckets = (agg?.buckets ?? []) as estypes.AggregationsCompositeBucket[]
-      for (const b of buckets) if (b.doc_count >= minSize) best.push({ clusterId: String(b.key.id), size: b.doc_count })
-      // Keep the list short: sort and cut once it is well past the limit.
-      if (best.length > 2 * limit + 10_000) best.sort(order).length = limit
-      if (buckets.length === 0 || agg?.after_key === undefined) break
-      after = agg.after_key as Record<string, string | number | boolean | null>
-    }
-    best.sort(order)
-    return best.slice(0, limit)
+    return reads.topClusters(this.ctx, limit, minSize)
   }
 
   async versions(): Promise<string[]> {
     await this.syncReads()
-    const aggs = await this.aggregate('versions', { versions: { terms: { field: 'dedup.version', size: 1000 } } })
-    const agg = aggs?.versions as estypes.AggregationsStringTermsAggregate | undefined
-    const buckets = Array.isArray(agg?.buckets) ? agg.buckets : []
-    return buckets.map((b) => String(b.key)).sort()
-  }
-
-  /** Aggregations over every record of the index (no hits, no total): `clusters`, `versions`. */
-  private async aggregate(action: string, aggs: Record<string, estypes.AggregationsAggregationContainer>): Promise<Record<string, estypes.AggregationsAggregate> | undefined> {
-    const res = await this.request(`_search (${action})`, () =>
-      this.client.search({ index: this.index, size: 0, track_total_hits: false, query: { exists: { field: 'dedup.id' } }, aggs }),
-    )
-    return res.aggregations
+    return reads.versions(this.ctx)
   }
 
   async count(): Promise<number> {
     await this.syncReads()
-    const res = await this.request('_count', () => this.client.count({ index: this.index, query: { exists: { field: 'dedup.id' } } }))
-    return res.count
+    return reads.count(this.ctx)
   }
 
   async refresh(): Promise<void> {
@@ -922,42 +582,7 @@ class EsStore implements ElasticsearchStore {
  */
 export async function createElasticsearchStore(options: ElasticsearchStoreOptions): Promise<ElasticsearchStore> {
   const resolved = resolveElasticsearchStoreOptions(options)
-  const redactor = new Redactor(secretsOf(options))
-  let client: Client
-  let node: string
-  const owns = options.client === undefined
-  if (options.client !== undefined) {
-    client = options.client
-    const first = client.connectionPool.connections[0]
-    node = first === undefined ? '(client)' : displayUrl(first.url.toString())
-  } else {
-    const nodes = parseNodeUrls(options.node)
-    node = nodes.map(displayUrl).join(',')
-    const clientOptions: ClientOptions = {
-      nodes,
-      // The store retries with back-off itself. The transport retries only to move to another
-      // node: a connection error marks the node dead and the next attempt goes to a live one.
-      maxRetries: nodes.length - 1,
-      // The client also marks a node dead when it answers 503, which a live node does for a red
-      // index; the default weighted pool can then find no node at all ("no living connections")
-      // for a minute. This pool tries every node when all are marked dead.
-      ConnectionPool: ClusterConnectionPool,
-      requestTimeout: resolved.requestTimeoutMs,
-    }
-    if (options.auth !== undefined) clientOptions.auth = options.auth
-    if (options.caFile !== undefined) {
-      try {
-        clientOptions.tls = { ca: readFileSync(options.caFile) }
-      } catch (cause) {
-        throw new DedupError('INVALID_OPTION', `Expected \`caFile\` to be a readable PEM file, got ${describeValue(options.caFile)}.`, { cause })
-      }
-    }
-    try {
-      client = new Client(clientOptions)
-    } catch (cause) {
-      throw new DedupError('INVALID_OPTION', redactor.text(`Cannot configure an Elasticsearch client for ${node}.`), { cause: redactor.error(cause) })
-    }
-  }
+  const { client, node, owns, redactor } = connect(options, resolved)
   const store = new EsStore(client, resolved, owns, node, redactor)
   try {
     await store.open()

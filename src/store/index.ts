@@ -1,5 +1,2 @@
 export type { FingerprintStore } from './store.js'
-export {
-  MemoryStore, openMemoryStore, checkMemoryStore, repairMemoryStore, DEFAULT_MEMORY_STORE_OPTIONS,
-  type MemoryStoreOptions, type MemoryStoreStats, type MemoryStoreCheck, type LogDamageReport, type TableBytes,
-} from './memory.js'
+export * from './embedded/index.js'

@@ -5,7 +5,7 @@
  */
 import { bench, describe } from 'vitest'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
-import { openMemoryStore, type MemoryStore } from '../../src/store/memory.js'
+import { openMemoryStore, type MemoryStore } from '../../src/store/embedded/store.js'
 import type { CandidateQuery, FingerprintRecord } from '../../src/types.js'
 
 let seed = 0x2545f491

@@ -4,7 +4,7 @@
  * kills it with SIGKILL at some point mid-run.
  */
 import { writeSync } from 'node:fs'
-import { openMemoryStore } from '../../src/store/memory.js'
+import { openMemoryStore } from '../../src/store/embedded/store.js'
 import { batchPlan, crashRecord } from './_crash-plan.js'
 
 const dir = process.argv[2]

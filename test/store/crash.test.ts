@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { afterAll, describe, expect, test } from 'vitest'
 import type { FingerprintRecord } from '../../src/types.js'
-import { openMemoryStore, type MemoryStore } from '../../src/store/memory.js'
+import { openMemoryStore, type MemoryStore } from '../../src/store/embedded/store.js'
 import { batchPlan, crashRecord } from './_crash-plan.js'
 
 const WRITER = join(import.meta.dirname, '_crash-writer.ts')

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { checkMemoryStore, repairMemoryStore, type MemoryStoreCheck } from '../../store/memory.js'
+import { checkMemoryStore, repairMemoryStore, type MemoryStoreCheck } from '../../store/embedded/store.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse } from '../args.js'

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../../src/index.js'
-import { LOG_FILE } from '../../../src/store/_log.js'
+import { LOG_FILE } from '../../../src/store/embedded/_log.js'
 import { copyStream, decided, expectConsistent, runInBatches, storedDecisions } from '../../helpers/rerun.js'
 
 const analyzer = createAnalyzer()

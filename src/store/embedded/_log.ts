@@ -1,7 +1,7 @@
 import { copyFile, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
-import { DedupError } from '../errors.js'
+import { DedupError } from '../../errors.js'
 
 /**
  * The embedded store's append-only log: a 16-byte header, then frames.

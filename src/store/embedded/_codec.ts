@@ -1,4 +1,4 @@
-import type { FingerprintRecord, Layer } from '../types.js'
+import type { FingerprintRecord, Layer } from '../../types.js'
 import { hexHi, hexLo, readVarint, toHex8, VARINT_OUT, varintSize, writeVarint } from './_bytes.js'
 
 /**

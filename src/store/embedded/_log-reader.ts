@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs'
-import { DedupError } from '../errors.js'
+import { DedupError } from '../../errors.js'
 import { decodePut, type PutView } from './_codec.js'
 
 /** Bytes read for one entry met at random (a record entry is ~100–200 bytes). */

@@ -1,4 +1,4 @@
-import { DedupError } from '../errors.js'
+import { DedupError } from '../../errors.js'
 
 /**
  * Append-only byte arena for each row's strings (id, cluster id, duplicate-of, sketch).

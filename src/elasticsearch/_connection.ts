@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs'
+import { Client, ClusterConnectionPool, type ClientOptions } from '@elastic/elasticsearch'
+import { DedupError, describeValue } from '../errors.js'
+import { Redactor, displayUrl } from './_errors.js'
+import { parseNodeUrls, type ElasticsearchStoreOptions, type ResolvedElasticsearchStoreOptions } from './_options.js'
+
+/** The client a store talks through, how its node(s) show in messages, and the credentials to keep out of them. */
+export interface Connection {
+  readonly client: Client
+  /** The node(s) as shown in messages (credentials removed). */
+  readonly node: string
+  /** Whether the store made the client (and so closes it). */
+  readonly owns: boolean
+  readonly redactor: Redactor
+}
+
+/**
+ * The caller's client, or one made from the options' nodes, auth and CA file: the transport
+ * retries only to move to another node (the store retries with back-off itself).
+ */
+export function connect(options: ElasticsearchStoreOptions<Client>, resolved: ResolvedElasticsearchStoreOptions): Connection {
+  const redactor = new Redactor(secretsOf(options))
+  let client: Client
+  let node: string
+  const owns = options.client === undefined
+  if (options.client !== undefined) {
+    client = options.client
+    const first = client.connectionPool.connections[0]
+    node = first === undefined ? '(client)' : displayUrl(first.url.toString())
+  } else {
+    const nodes = parseNodeUrls(options.node)
+    node = nodes.map(displayUrl).join(',')
+    const clientOptions: ClientOptions = {
+      nodes,
+      // The store retries with back-off itself. The transport retries only to move to another
+      // node: a connection error marks the node dead and the next attempt goes to a live one.
+      maxRetries: nodes.length - 1,
+      // The client also marks a node dead when it answers 503, which a live node does for a red
+      // index; the default weighted pool can then find no node at all ("no living connections")
+      // for a minute. This pool tries every node when all are marked dead.
+      ConnectionPool: ClusterConnectionPool,
+      requestTimeout: resolved.requestTimeoutMs,
+    }
+    if (options.auth !== undefined) clientOptions.auth = options.auth
+    if (options.caFile !== undefined) {
+      try {
+        clientOptions.tls = { ca: readFileSync(options.caFile) }
+      } catch (cause) {
+        throw new DedupError('INVALID_OPTION', `Expected \`caFile\` to be a readable PEM file, got ${describeValue(options.caFile)}.`, { cause })
+      }
+    }
+    try {
+      client = new Client(clientOptions)
+    } catch (cause) {
+      throw new DedupError('INVALID_OPTION', redactor.text(`Cannot configure an Elasticsearch client for ${node}.`), { cause: redactor.error(cause) })
+    }
+  }
+  return { client, node, owns, redactor }
+}
+
+/** Collects every credential the options carry, for redaction. */
+function secretsOf(options: ElasticsearchStoreOptions<Client>): string[] {
+  const out: string[] = []
+  const nodes = options.node === undefined ? [] : typeof options.node === 'string' ? options.node.split(',') : options.node
+  for (const node of nodes) {
+    try {
+      const u = new URL(String(node).trim())
+      if (u.password !== '') {
+        out.push(u.password, decodeURIComponent(u.password))
+        out.push(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
+      }
+    } catch {
+      // An unparsable URL fails validation; nothing to collect.
+    }
+  }
+  const auth = options.auth
+  if (auth !== undefined) {
+    if ('password' in auth) out.push(auth.password, `${auth.username}:${auth.password}`)
+    else if (typeof auth.apiKey === 'string') out.push(auth.apiKey)
+    else out.push(auth.apiKey.api_key, `${auth.apiKey.id}:${auth.apiKey.api_key}`)
+  }
+  return out
+}

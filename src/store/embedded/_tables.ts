@@ -1,0 +1,271 @@
+import type { CandidateQuery } from '../../types.js'
+import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32 } from './_bytes.js'
+import { EXPLICIT_BANDS, F_SELF, F_TITLE, F_URL } from './_codec.js'
+import { TableRecords } from './_table-records.js'
+import { foldKey } from './_table-rows.js'
+
+export { EntryError, type ApplyCounts, type TableBytes } from './_table-rows.js'
+export type { KeyTops } from './_table-records.js'
+
+/** Bounds on what one query may return. */
+export interface CandidateLimits {
+  /** Records one exact key (content, URL or title hash) may contribute. */
+  readonly maxPerKey: number
+  /** Records the block route (and, separately, the band route) may contribute. */
+  readonly maxBlockCandidates: number
+  /** Records one band term may contribute: its newest. */
+  readonly maxPerBand: number
+  /** Drop block-route rows farther than the query's maxDistance. */
+  readonly filterBlockDistance: boolean
+}
+
+/**
+ * The in-memory columnar table of fingerprint records and its indexes.
+ *
+ * One row per put; a replaced or deleted record's row is only marked dead, and the owner
+ * rebuilds (`MemoryStore.compact`) when dead rows pile up. No JS object exists per row: numbers
+ * live in chunked typed-array columns, strings in a UTF-8 arena, and records are materialised
+ * only for the rows a call returns.
+ *
+ * Layered by responsibility: `TableRows` (_table-rows.ts) stores rows and applies log entries,
+ * `TableRecords` (_table-records.ts) reads rows back as records or entries, and `Tables` answers
+ * lookups: the candidates of a query (exact keys, blocks, bands), a cluster's members and the
+ * largest clusters.
+ */
+export class Tables extends TableRecords {
+  /** Appends to `out` the rows answering `q` (each once), honouring `limits`. */
+  collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): void {
+    const seen = new Set<number>()
+    const since = q.since ?? -Infinity
+    this.seqBound = q.maxSeq ?? Infinity
+    const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
+    if (isHex16(q.contentHash)) {
+      this.keyRoute(0, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
+    }
+    if (isHex16(q.urlHash)) {
+      this.keyRoute(1, F_URL, hexHi(q.urlHash), hexLo(q.urlHash), since, exclude, limits.maxPerKey, seen, out)
+    }
+    if (isHex16(q.titleHash)) {
+      this.keyRoute(2, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
+    }
+    this.blockRoute(q, since, exclude, limits, seen, out)
+    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerBand, seen, out)
+  }
+
+  /** `maxSeq` of the query being collected: later rows are not candidates. */
+  private seqBound = Infinity
+
+  /**
+   * Records sharing any band term (no popcount filter: bands catch what drifted past k), at most
+   * `perBand` of them per term: those first indexed last (largest `seq`) among the rows that pass
+   * the filters. Documents that share content share band terms, so a term's rows grow with the
+   * store (a sentence or a cluster of copies seen thousands of times); the newest `perBand` keep
+   * the records read back, and so the cost of a lookup, flat. Newest means by `seq`, as the engine
+   * bounds its in-batch candidates (engine/_bounds.ts): while no id was written twice, row order
+   * is `seq` order and the walk stops early; after that it walks the term's chain whole
+   * (typed-array reads; only the rows kept are read back) and takes the rows by `seq`.
+   */
+  private bandRoute(terms: readonly string[], since: number, exclude: number, max: number, perBand: number, seen: Set<number>, out: number[]): void {
+    let added = 0
+    // Rows met under several of the query's terms (a cluster's members share most of them) are
+    // read back once to confirm their tags: the row's canonical band values, by row.
+    const confirmed = new Map<number, Uint32Array | null>()
+    const rows: number[] = []
+    // Where each collected row was found: (position, value) to confirm, or position -1 (explicit).
+    const found = new Map<number, number>()
+    let termValue = 0
+    let taken = 0
+    // Confirms a row's tag and adds it; true once the term has its `perBand` rows (or `max` is met).
+    const take = (row: number, termPosition: number, value: number): boolean => {
+      if (taken >= perBand || added >= max) return true
+      if (termPosition >= 0 && this.reader !== null) {
+        let values = confirmed.get(row)
+        if (values === undefined) confirmed.set(row, (values = this.entryBands(row)))
+        if (values === null || termPosition >= values.length || values[termPosition] !== value) return false
+      }
+      taken++
+      if (!seen.has(row)) {
+        seen.add(row)
+        out.push(row)
+        added++
+      }
+      return taken >= perBand || added >= max
+    }
+    // Rows are chained newest row first: while row order is seq order, the walk stops at the
+    // term's `perBand`-th row; otherwise it collects the term's rows and takes them by seq.
+    const ordered = this.seqOrdered
+    const collect = (row: number, position: number, value: number): boolean => {
+      // Rows first indexed after the query's document are never its candidates, and do not count
+      // towards the bound: a re-run must see the same earlier rows as the first run (see `seqBound`).
+      if (row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
+      if (ordered) return take(row, position, value)
+      rows.push(row)
+      found.set(row, position)
+      termValue = value
+      return false
+    }
+    for (let i = 0; i < terms.length && added < max; i++) {
+      const term = terms[i]
+      if (typeof term !== 'string') continue
+      rows.length = 0
+      found.clear()
+      taken = 0
+      this.bands.forEachRow(term, collect)
+      if (ordered) continue
+      if (rows.length > 1) rows.sort((a, b) => this.seqs.get(b) - this.seqs.get(a))
+      for (const row of rows) if (take(row, found.get(row)!, termValue)) break
+    }
+  }
+
+  /** Rows whose exact-layer key `k` (0 content, 1 URL, 2 title; `flag` marks rows having it) is (kHi, kLo). */
+  private keyRoute(
+    k: number, flag: number, kHi: number, kLo: number,
+    since: number, exclude: number, max: number, seen: Set<number>, out: number[],
+  ): void {
+    const index = this.keyIndexes[k]!
+    let row = index.wide ? index.seek(kHi, kLo) : index.seek(0, foldKey(kHi, kLo))
+    let found = 0
+    while (row >= 0 && found < max) {
+      if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && index.matches(row)
+        && row !== exclude && this.time.get(row) >= since && this.seqs.get(row) <= this.seqBound && (index.wide || this.entryKeyIs(row, k, kHi, kLo))) {
+        found++
+        if (!seen.has(row)) {
+          seen.add(row)
+          out.push(row)
+        }
+      }
+      row = index.next(row)
+    }
+  }
+
+  /** Whether `row`'s entry (read back from the log) has key `k` equal to (hi, lo): a fold match is not enough. */
+  private entryKeyIs(row: number, k: number, hi: number, lo: number): boolean {
+    this.locate(row)
+    const v = this.entry
+    return k === 0 ? v.contentHi === hi && v.contentLo === lo : k === 1 ? v.urlHi === hi && v.urlLo === lo : v.titleHi === hi && v.titleLo === lo
+  }
+
+  /** `row`'s canonical band values, read back from its entry (tag-only band indexes match 24 bits); null for explicit terms. */
+  private entryBands(row: number): Uint32Array | null {
+    const buf = this.locate(row)
+    const v = this.entry
+    if (v.bandCount === EXPLICIT_BANDS) return null
+    const out = new Uint32Array(v.bandCount)
+    for (let i = 0, p = v.bandStart; i < out.length; i++, p += 4) out[i] = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0
+    return out
+  }
+
+  /**
+   * Rows sharing at least `minMatch` blocks (same position) whose popcount is within
+   * `maxDistance`. Past `max` rows, the nearest (by Hamming distance) are kept: the cap then only
+   * ever drops candidates that verification would reject first, never a close one for a far one.
+   */
+  private blockRoute(q: CandidateQuery, since: number, exclude: number, limits: CandidateLimits, seen: Set<number>, out: number[]): void {
+    const max = limits.maxBlockCandidates
+    const near = limits.filterBlockDistance
+    const m = q.blocks.length
+    const minMatch = q.minMatch
+    if (minMatch > m) return
+    const qHi = q.fingerprint.hi >>> 0
+    const qLo = q.fingerprint.lo >>> 0
+    const qPop = popcount32(qHi) + popcount32(qLo)
+    const maxDistance = q.maxDistance
+    const counts = minMatch > 1 ? new Map<number, number>() : null
+    const found: number[] = []
+    for (let p = 0; p < m; p++) {
+      const term = this.postings.findTerm(p, q.blocks[p]!)
+      if (term < 0) continue
+      // After position m − minMatch a row not counted yet can no longer reach minMatch.
+      const mayStart = p <= m - minMatch
+      for (let row = this.postings.first(term); row >= 0; row = this.postings.next(p, row)) {
+        if (!this.alive.has(row) || row === exclude) continue
+        const d = popcount32(this.hi.get(row)) + popcount32(this.lo.get(row)) - qPop
+        if (d > maxDistance || -d > maxDistance || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) continue
+        if (counts !== null) {
+          const c = counts.get(row)
+          if (c === undefined) {
+            if (!mayStart) continue
+            counts.set(row, 1)
+            continue
+          }
+          counts.set(row, c + 1)
+          if (c + 1 !== minMatch) continue
+        }
+        if (seen.has(row)) continue
+        if (near && popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0) > maxDistance) continue
+        seen.add(row)
+        found.push(row)
+      }
+    }
+    if (found.length > max) {
+      const distance = (row: number): number => popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0)
+      const byDistance = found.map((row) => [distance(row), row] as const).sort((a, b) => a[0] - b[0] || b[1] - a[1])
+      found.length = 0
+      for (let i = 0; i < max; i++) found.push(byDistance[i]![1])
+    }
+    for (const row of found) out.push(row)
+  }
+
+  /** Rows of cluster `clusterId` (its representative first), at most `limit`. */
+  members(clusterId: string, limit: number): number[] {
+    const out: number[] = []
+    if (limit <= 0) return out
+    const bytes = Buffer.from(clusterId, 'utf8')
+    const rep = this.findId(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length))
+    if (rep >= 0 && (this.meta.get(rep) & F_SELF) !== 0) out.push(rep)
+    const hash = hashBytes(bytes, 0, bytes.length)
+    let row = this.clusters.heads[bucketOf32(hash, this.clusters.bits)]!
+    while (row >= 0 && out.length < limit) {
+      if (this.alive.has(row) && (this.meta.get(row) & F_SELF) === 0 && this.clusterHash.get(row) === (hash | 0)) {
+        const a = this.locate(row)
+        const r = this.cur
+        if (r.clusterLen === bytes.length && bytesEqual(a, r.clusterStart, bytes, 0, bytes.length)) out.push(row)
+      }
+      row = this.clusters.next.get(row)
+    }
+    return out
+  }
+
+  /**
+   * The largest clusters by live member count, largest first, ties by smaller cluster id.
+   * Counts non-representative rows by cluster id, then adds the representative where it is live.
+   */
+  topClusters(limit: number, minSize: number): { clusterId: string; size: number }[] {
+    const sizes = new Map<string, number>()
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) !== 0) continue
+      const a = this.locate(row, true)
+      const r = this.cur
+      const id = a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen)
+      sizes.set(id, (sizes.get(id) ?? 0) + 1)
+    }
+    const out: { clusterId: string; size: number }[] = []
+    for (const [clusterId, n] of sizes) {
+      const rep = this.rowOf(clusterId)
+      const size = n + (rep >= 0 && (this.meta.get(rep) & F_SELF) !== 0 ? 1 : 0)
+      if (size >= minSize) out.push({ clusterId, size })
+    }
+    out.sort(byClusterSize)
+    if (out.length >= limit || minSize > 1) return out.slice(0, limit)
+    // Singletons tie at size 1: keep the smallest ids only, without sorting every one of them.
+    const want = limit - out.length
+    const singles: string[] = []
+    for (let row = 0; row < this.rows; row++) {
+      if (!this.alive.has(row) || (this.meta.get(row) & F_SELF) === 0) continue
+      const a = this.locate(row, true)
+      const r = this.cur
+      const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
+      if (sizes.has(id) || (singles.length === want && id >= singles[want - 1]!)) continue
+      let i = singles.length
+      while (i > 0 && singles[i - 1]! > id) i--
+      singles.splice(i, 0, id)
+      if (singles.length > want) singles.pop()
+    }
+    for (const clusterId of singles) out.push({ clusterId, size: 1 })
+    return out
+  }
+}
+
+function byClusterSize(a: { clusterId: string; size: number }, b: { clusterId: string; size: number }): number {
+  return b.size - a.size || (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0)
+}
