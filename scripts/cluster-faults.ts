@@ -40,6 +40,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
 import { createDeduplicator, createElasticsearchStore, matchCandidate, type ElasticsearchStore, type FingerprintRecord } from '../src/index.js'
+import { isEarlier } from '../src/engine/match.js'
 import { loadCorpus } from './corpus/load.js'
 import buildIfStale from '../test/setup/build.js'
 
@@ -368,18 +369,35 @@ async function fourWriters(ctx: Ctx): Promise<void> {
   const store = await createElasticsearchStore({ node: ctx.urls, index, ensureIndex: 'none' })
   const o = createDeduplicator({ store }).options
   await store.close()
+  // Brute force over every stored record, in first-insertion order: each duplicate points at an
+  // earlier record the matcher accepts and shares its cluster; a record left unique matches no
+  // earlier record; every cluster is named after a representative of its own.
+  const bySeq = [...records].sort((a, b) => (isEarlier(a, b) ? -1 : 1))
+  const byId = new Map(records.map((r) => [r.id, r]))
+  const problems: string[] = []
   let pairs = 0
-  const apart: string[] = []
-  for (let i = 0; i < records.length; i++) {
-    for (let j = i + 1; j < records.length; j++) {
-      const a = records[i]!
-      const b = records[j]!
-      if (matchCandidate(a, b, o) === null && matchCandidate(b, a, o) === null) continue
-      pairs++
-      if (a.clusterId !== b.clusterId) apart.push(`${a.id}~${b.id}`)
+  bySeq.forEach((r, i) => {
+    const earlier = bySeq.slice(0, i).filter((e) => matchCandidate(r, e, o) !== null)
+    pairs += earlier.length
+    if (r.duplicateOf === null) {
+      if (earlier.length > 0) problems.push(`${r.id} unique, matches earlier ${earlier[0]!.id}`)
+      if (r.clusterId !== r.id) problems.push(`${r.id} unique in cluster ${r.clusterId}`)
+      return
     }
-  }
-  check('four-writers: no matching pair left in two clusters (brute force over every stored record)', apart.length === 0, `${pairs} matching pairs, ${apart.length} apart${apart.length > 0 ? `, e.g. ${apart.slice(0, 3).join(' ')}` : ''}`)
+    const t = byId.get(r.duplicateOf)
+    if (t === undefined || !earlier.includes(t)) problems.push(`${r.id} → ${r.duplicateOf}: not an earlier verified match`)
+    else if (t.clusterId !== r.clusterId) problems.push(`${r.id} in ${r.clusterId}, its original ${t.id} in ${t.clusterId}`)
+  })
+  check('four-writers: every pointer verified and earlier, clusters follow them, no unique record matches an earlier one (brute force)', problems.length === 0, `${pairs} verified pairs; ${problems.length} problems${problems.length > 0 ? `, e.g. ${problems.slice(0, 3).join(' | ')}` : ''}`)
+  // reconcile re-decides as one sequential run would: the same documents in the stored
+  // first-insertion order, indexed by one writer into a fresh index.
+  const docById = new Map(ctx.docs.map((d) => [d.id, d]))
+  writeFileSync(join(dir, 'four-seq.jsonl'), jsonl(bySeq.map((r) => docById.get(r.id)!).map(({ id, title, content }) => ({ id, title, content }))))
+  const seqRun = await simdup(['index', 'four-seq.jsonl', '--out', 'four-seq-out.jsonl', '--es', ctx.urls, '--index', 'faults-four-seq', '--batch', '100', '--quiet', ...layoutFlags(1)]).done
+  if (seqRun.code !== 0) throw new Error(`four-writers: the sequential run failed: ${seqRun.stderr}`)
+  const want = (await stored(ctx.urls, 'faults-four-seq')).lines
+  const got = (await stored(ctx.urls, index)).lines
+  check('four-writers: after reconcile, stored records equal one sequential run in the same order', diff(got, want) === '', diff(got, want))
 }
 
 async function rejections(ctx: Ctx): Promise<void> {

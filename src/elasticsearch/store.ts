@@ -274,7 +274,9 @@ class EsStore implements ElasticsearchStore {
     const byId = new Map(records.map((r) => [r.id, r]))
     const shared = this.options.sharedIndex
     let todo = records
-    for (let attempt = 0; todo.length > 0; attempt++) {
+    // Retries count rounds that wrote nothing: a node shedding load (429) but writing part of each
+    // round is waited out however many rounds it takes (each round writes at least one).
+    for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
       const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
       const okIds: string[] = []
@@ -304,6 +306,7 @@ class EsStore implements ElasticsearchStore {
         const r = byId.get(id)
         if (r !== undefined) acked.push(r)
       }
+      if (okIds.length > 0) attempt = 0
       // In input order, so a retry sends documents in the order the caller gave them.
       for (const r of todo) {
         const d = dropped.get(r.id)
@@ -311,7 +314,7 @@ class EsStore implements ElasticsearchStore {
         if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) retry.push(r)
         else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
       }
-      if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
+      if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt++))
       todo = retry
     }
   }
