@@ -220,7 +220,7 @@ async function indexKill(ctx: Ctx, name: string, replicas: number, downMs: numbe
   const run = simdup(['index', 'input.jsonl', '--out', `${name}-1.jsonl`, '--es', ctx.urls, '--index', index, '--batch', '100', '--quiet', ...layoutFlags(replicas)])
   const { restarted } = await killMidRun(ctx, index, run, downMs)
   const first = await run.done
-  const message = first.stderr.trim().split('\n').at(-1) ?? ''
+  const message = first.stderr.trim().replace(/\s*\n\s*/g, ' ⏎ ')
   check(`${name}: the killed run completes or exits 1 with a message`, first.code === 0 || (first.code === 1 && /Elasticsearch/.test(first.stderr)), `exit ${first.code} after ${secs(first.ms)}${first.code === 0 ? '' : `: ${message}`}`)
   if (first.code === 0) check(`${name}: the killed run's decisions equal the uninterrupted run's`, diff(decisions(`${name}-1.jsonl`), ctx.reference.decisions) === '', diff(decisions(`${name}-1.jsonl`), ctx.reference.decisions))
   await restarted
@@ -258,7 +258,7 @@ async function redRead(ctx: Ctx): Promise<void> {
   launcher('es-start.sh', { ES_PORT: String(PORT) })
   log(`node ${port} restarted`)
   const first = await run.done
-  const message = first.stderr.trim().split('\n').at(-1) ?? ''
+  const message = first.stderr.trim().replace(/\s*\n\s*/g, ' ⏎ ')
   // Decisions do not depend on batch boundaries: the second half's equal the reference's, but for the line.
   const same = first.code === 0 ? diff(withoutLine(decisions('red-read-1.jsonl')), withoutLine(ctx.reference.decisions.slice(h))) : ''
   check('red-read: the run on a red index waits and decides as the reference, or exits 1 with a message', (first.code === 0 && same === '') || (first.code === 1 && /Elasticsearch/.test(first.stderr)), `exit ${first.code} after ${secs(first.ms)}${first.code === 0 ? ` ${same}` : `: ${message}`}`)
@@ -337,7 +337,7 @@ async function reindexKill(ctx: Ctx): Promise<void> {
   const run = simdup(job('faults-reindex'))
   const { restarted } = await killMidRun(ctx, 'faults-reindex', run, 0)
   const first = await run.done
-  const message = first.stderr.trim().split('\n').at(-1) ?? ''
+  const message = first.stderr.trim().replace(/\s*\n\s*/g, ' ⏎ ')
   check('reindex-kill: the killed run completes or exits 1 with a message', first.code === 0 || (first.code === 1 && /Elasticsearch/.test(first.stderr)), `exit ${first.code} after ${secs(first.ms)}${first.code === 0 ? '' : `: ${message}`}`)
   await restarted
   await green(ctx.client)
