@@ -56,7 +56,7 @@ const flag = (name: string): string | undefined => {
   const i = argv.indexOf(name)
   return i < 0 ? undefined : argv[i + 1]
 }
-const DOCS = Number(flag('--docs') ?? 3000)
+const DOCS = Number(flag('--docs') ?? 1500)
 const ONLY = flag('--only')?.split(',')
 const wanted = (name: string) => ONLY === undefined || ONLY.includes(name)
 
