@@ -54,6 +54,12 @@ export interface FingerprintRecord {
   sketch?: string
   /** LSH band terms (second candidate route), e.g. `["m0_1a2b3c4d", …]`; absent for short texts. */
   bands?: readonly string[]
+  /**
+   * Id of the record this one is a new version of: the record of the same URL key first indexed
+   * just before it, when their contents do not agree (see `Decision.supersedes`). Absent when
+   * there is none, and in records written before simdup stored it (`reconcile` adds it).
+   */
+  supersedes?: string
 }
 
 /** One lookup: records sharing a key, or at least `minMatch` of `blocks`, are returned. */

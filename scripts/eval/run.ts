@@ -3,7 +3,7 @@
  * seed-style baseline on it, and prints precision, recall, F1, recall per perturbation and per
  * length bucket, false positives per category (with examples) and throughput.
  *
- *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only]
+ *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only] [--url-resemblance X]
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -29,7 +29,7 @@ interface SystemResult {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
 
 /** The simdup system, when the lead's `simdup-system.ts` exists; null (with a notice) otherwise. */
-async function loadSimdup(log: (s: string) => void): Promise<EvalSystem | null> {
+async function loadSimdup(log: (s: string) => void, options: Record<string, unknown> = {}): Promise<EvalSystem | null> {
   const here = dirname(fileURLToPath(import.meta.url))
   if (!existsSync(join(here, 'simdup-system.ts')) && !existsSync(join(here, 'simdup-system.js'))) {
     log('simdup system not available: scripts/eval/simdup-system.ts does not exist yet; evaluating the baseline only.')
@@ -37,11 +37,11 @@ async function loadSimdup(log: (s: string) => void): Promise<EvalSystem | null> 
   }
   // A variable specifier keeps tsc from requiring the file while it does not exist yet.
   const specifier = './simdup-system.js'
-  const mod = (await import(specifier)) as { createSimdupSystem?: () => Promise<EvalSystem> }
+  const mod = (await import(specifier)) as { createSimdupSystem?: (options?: Record<string, unknown>) => Promise<EvalSystem> }
   if (typeof mod.createSimdupSystem !== 'function') {
     throw new Error('scripts/eval/simdup-system.ts must export `createSimdupSystem(): Promise<EvalSystem>`.')
   }
-  return mod.createSimdupSystem()
+  return mod.createSimdupSystem(options)
 }
 
 function printDataset(ds: Dataset, buildMs: number): void {
@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       system: { type: 'string' },
       kinds: { type: 'string', default: 'all' },
+      'url-resemblance': { type: 'string' },
     },
   })
   const seed = Number(values.seed)
@@ -127,7 +128,9 @@ async function main(): Promise<void> {
   const chars = evalDocs.reduce((a, d) => a + d.content.length, 0)
 
   const factories: [string, () => Promise<EvalSystem | null>][] = []
-  if (values.system !== 'baseline') factories.push(['simdup', () => loadSimdup(log)])
+  // A looser content check for same-URL pairs (DeduplicatorOptions.urlMinResemblance), to measure it.
+  const urlMinResemblance = values['url-resemblance'] === undefined ? undefined : Number(values['url-resemblance'])
+  if (values.system !== 'baseline') factories.push(['simdup', () => loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance })])
   if (values.system !== 'simdup') factories.push(['baseline', async () => createBaselineSystem()])
 
   const results: SystemResult[] = []
@@ -161,7 +164,7 @@ async function main(): Promise<void> {
       ...results.filter((r) => r.name === 'simdup').map((r) => ({ name: 'main', metrics: r.metrics })),
       ...realHtml.filter((r) => r.name === 'simdup').map((r) => ({ name: 'real-html', metrics: r.metrics })),
     ]
-    await runKinds(corpus, seed, async () => (await loadSimdup(log))!, log, streams)
+    await runKinds(corpus, seed, async () => (await loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance }))!, log, streams)
   }
 
   if (values.json !== undefined) {

@@ -3,10 +3,12 @@ import { createDeduplicator, openMemoryStore, type DeduplicatorOptions } from '.
 import type { EvalSystem } from './systems.js'
 
 /**
- * @param options overrides of the default Deduplicator options (for ablations in the eval).
+ * @param options overrides of the default Deduplicator options (for ablations in the eval); by
+ * default those of the environment variable `SIMDUP_EVAL_OPTIONS` (JSON, e.g. `{"templates":false}`),
+ * so any eval script can be re-run as an ablation.
  * @example const system = await createSimdupSystem()
  */
-export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptions, 'store'>> = {}, name = 'simdup'): Promise<EvalSystem> {
+export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptions, 'store'>> = envOptions(), name = 'simdup'): Promise<EvalSystem> {
   return {
     name,
     async run(docs) {
@@ -21,4 +23,9 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
       return out
     },
   }
+}
+
+function envOptions(): Partial<Omit<DeduplicatorOptions, 'store'>> {
+  const raw = process.env.SIMDUP_EVAL_OPTIONS
+  return raw === undefined || raw === '' ? {} : (JSON.parse(raw) as Partial<Omit<DeduplicatorOptions, 'store'>>)
 }

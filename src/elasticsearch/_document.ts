@@ -25,6 +25,8 @@ export interface DedupSource {
   sketch: string | null
   /** LSH band terms; null when the record has none (same reason as `sketch`). */
   bands: string[] | null
+  /** Id of the record this one is a new version of (FingerprintRecord.supersedes); null when none; absent in older documents. */
+  supersedes?: string | null
 }
 
 /** The fields a lookup needs back: everything under `dedup` (a shared index's other fields stay on the server). */
@@ -51,6 +53,7 @@ export function recordToSource(r: FingerprintRecord): DedupSource {
     seq: r.seq!,
     sketch: r.sketch ?? null,
     bands: r.bands === undefined ? null : [...r.bands],
+    supersedes: r.supersedes ?? null,
   }
 }
 
@@ -107,6 +110,7 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
   const seq = typeof s.seq === 'string' ? Number(s.seq) : s.seq
   if (seq !== undefined && seq !== null && !isSeq(seq)) throw corrupt(docId, 'seq', s.seq)
   if (!nullableStr(s.sketch)) throw corrupt(docId, 'sketch', s.sketch)
+  if (!nullableStr(s.supersedes) || s.supersedes === '') throw corrupt(docId, 'supersedes', s.supersedes)
   // Elasticsearch keeps a one-element array as written, but a hand-made document may hold a bare string.
   const bands = s.bands === undefined || s.bands === null ? undefined : typeof s.bands === 'string' ? [s.bands] : s.bands
   if (bands !== undefined && !(Array.isArray(bands) && bands.every(str))) throw corrupt(docId, 'bands', s.bands)
@@ -128,5 +132,6 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
   if (isSeq(seq)) record.seq = seq
   if (s.sketch !== null && s.sketch !== undefined) record.sketch = s.sketch
   if (bands !== undefined) record.bands = bands
+  if (s.supersedes !== null && s.supersedes !== undefined) record.supersedes = s.supersedes
   return record
 }

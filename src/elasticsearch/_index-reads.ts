@@ -2,10 +2,11 @@ import type { estypes } from '@elastic/elasticsearch'
 import type { FingerprintRecord } from '../types.js'
 import { DEDUP_SOURCE_FIELDS, sourceToRecord } from './_document.js'
 import type { IndexContext } from './_index-setup.js'
+import { ItemError } from './_errors.js'
 
 /*
- * The Elasticsearch store's reads over the whole index (no lookup by key): a cluster's members,
- * a scan of every record, the largest clusters, the fingerprint versions, the record count. The
+ * The Elasticsearch store's reads over the whole index (no candidate lookup): a cluster's members,
+ * a URL's versions, a scan of every record, the largest clusters, the fingerprint versions, the record count. The
  * store validates the arguments and refreshes its own writes first (`syncReads`).
  */
 
@@ -34,6 +35,42 @@ export async function members(ctx: IndexContext, clusterId: string, limit: numbe
     }
     if (hits.length < size) break
     after = hits[hits.length - 1]!.sort
+  }
+  return out
+}
+
+/**
+ * For each URL hash, the records with it, first indexed last first (seq, then id, descending), at
+ * most `limit` (> 0, ≤ 10 000: one page) each: one `_msearch` per `perRequest` hashes.
+ */
+export async function byUrl(ctx: IndexContext, urlHashes: readonly string[], limit: number, perRequest: number): Promise<FingerprintRecord[][]> {
+  const size = Math.min(limit, 10_000)
+  const out: FingerprintRecord[][] = []
+  for (let i = 0; i < urlHashes.length; i += perRequest) {
+    const searches: estypes.MsearchRequestItem[] = []
+    for (const hash of urlHashes.slice(i, i + perRequest)) {
+      searches.push({}, {
+        query: { bool: { filter: [{ term: { 'dedup.url_hash': hash } }] } },
+        sort: [{ 'dedup.seq': 'desc' }, { 'dedup.id': 'desc' }],
+        size,
+        track_total_hits: false,
+        _source: DEDUP_SOURCE_FIELDS,
+      })
+    }
+    const res = await ctx.request('_msearch (versions by URL)', async () => {
+      const r = await ctx.client.msearch<{ dedup?: unknown }>({ index: ctx.index, searches })
+      // A rejected sub-search fails the request, so it is retried whole.
+      for (const item of r.responses) if ('error' in item) throw new ItemError(item.status, item.error)
+      return r
+    })
+    for (const item of res.responses) {
+      const list: FingerprintRecord[] = []
+      for (const hit of 'error' in item ? [] : item.hits.hits) {
+        const record = sourceToRecord(String(hit._id), hit._source)
+        if (record !== null) list.push(record)
+      }
+      out.push(list)
+    }
   }
   return out
 }

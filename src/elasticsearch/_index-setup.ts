@@ -94,18 +94,22 @@ async function checkMapping(ctx: IndexContext): Promise<void> {
 /**
  * Refuses an index holding dedup records without `dedup.seq` (written before records carried
  * their first-insertion order): mixing them with numbered ones would make re-runs decide
- * differently, silently. An index without a `seq` mapping gets one if it holds no records.
+ * differently, silently. An index without a `seq` (or `supersedes`) mapping gets one.
  */
 async function checkSequenced(ctx: IndexContext): Promise<void> {
   const res = await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
-  const unmapped = Object.entries(res).filter(([, m]) => {
+  // Fields added since the index was made (`seq`; `supersedes`, which older records lack: they
+  // supersede nothing until `reconcile` derives it) are added to its mapping: additive, safe.
+  const added: Record<string, estypes.MappingProperty> = {}
+  for (const m of Object.values(res)) {
     const dedup = m.mappings.properties?.dedup as { properties?: Record<string, unknown> } | undefined
-    return dedup !== undefined && dedup.properties?.seq === undefined
-  })
-  if (unmapped.length > 0) {
-    await ctx.request('put_mapping', () =>
-      ctx.client.indices.putMapping({ index: ctx.index, properties: { dedup: { properties: { seq: { type: 'long' } } } } }),
-    )
+    if (dedup === undefined) continue
+    for (const field of ['seq', 'supersedes'] as const) {
+      if (dedup.properties?.[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
+    }
+  }
+  if (Object.keys(added).length > 0) {
+    await ctx.request('put_mapping', () => ctx.client.indices.putMapping({ index: ctx.index, properties: { dedup: { properties: added } } }))
   }
   if (!ctx.options.requireSequence) return
   const old = await ctx.request('_count (records without seq)', () =>

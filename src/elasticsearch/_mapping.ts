@@ -38,6 +38,7 @@ export const DEDUP_PROPERTIES = Object.freeze({
       seq: { type: 'long' },
       sketch: { type: 'keyword', index: false, doc_values: false },
       bands: { type: 'keyword', doc_values: false },
+      supersedes: { type: 'keyword', doc_values: false },
     },
   },
 })

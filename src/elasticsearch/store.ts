@@ -10,7 +10,7 @@ import {
   UNION_PAGE, addHotBandCandidates, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
-import { MAX_SEQ, checkQuery, isSeq, recordProblem } from '../store/_validate.js'
+import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
 import { ItemError, backoffDelay, errorReason, errorType, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
 import { connect } from './_connection.js'
 import {
@@ -513,6 +513,14 @@ class EsStore implements ElasticsearchStore {
 
   async installTemplates(names: TemplateNames = {}): Promise<void> {
     await installTemplates(this.ctx, names)
+  }
+
+  async byUrl(urlHashes: readonly string[], limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[][]> {
+    checkUrlQuery(urlHashes, limit)
+    if (urlHashes.length === 0) return []
+    if (limit === 0) return urlHashes.map(() => [])
+    await this.syncReads()
+    return reads.byUrl(this.ctx, urlHashes, limit, this.options.msearchSize)
   }
 
   async members(clusterId: string, limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[]> {

@@ -7,6 +7,8 @@ import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDedu
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { BatchIndex } from './_batch-index.js'
 import { boundCandidates } from './_bounds.js'
+import { HostTemplates, textLines, type TextLines } from './templates.js'
+import { fingerprintBlocks } from '../fingerprint/blocks.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -22,9 +24,12 @@ export class Deduplicator {
   readonly options: ResolvedDeduplicatorOptions
   readonly stats = new DedupStats()
   private versionChecked: Promise<void> | null = null
+  /** The template learner of this deduplicator's job; null when `templates` is off. */
+  private readonly templates: HostTemplates | null
 
   constructor(options: DeduplicatorOptions) {
     this.options = resolveDeduplicatorOptions(options)
+    this.templates = this.options.templates ? new HostTemplates() : null
   }
 
   /** The fingerprint version of this configuration (stored with each record). */
@@ -75,11 +80,17 @@ export class Deduplicator {
     const since = o.windowMs === undefined ? undefined : now - o.windowMs
     const docs: PreparedDocument[] = []
     for (const item of items) if (item.ok) docs.push(item.doc)
+    // Template layer: a document with a host is fingerprinted without its host's template lines,
+    // as the learner knows them now (see templates.ts); `epochs` notes which set each one used.
+    const templates = this.templates
+    const filtered = new Map<PreparedDocument, Filtered>()
+    const effective = docs.map((d) => this.withoutTemplate(d, filtered))
+    const version = templates?.version ?? 0
     // First-insertion order: a re-indexed id keeps its number, a new one comes after everything.
     // Each document is compared only with records first indexed before it, so a re-run, or a run
     // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
     const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
-    const queries = docs.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
+    const queries = effective.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
 
     const bounds = o.store.candidateBounds
@@ -88,7 +99,21 @@ export class Deduplicator {
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     const supersedesOf = new Map<PreparedDocument, string>()
-    docs.forEach((d, i) => {
+    const effectiveOf = new Map<PreparedDocument, PreparedDocument>()
+    for (let i = 0; i < docs.length; i++) {
+      const original = docs[i]!
+      let d = effective[i]!
+      if (templates !== null && templates.version !== version) {
+        // An earlier document of this batch taught the learner new template lines: decide this
+        // one as a batch of its own would (one more lookup, only when its own text changes).
+        const next = this.withoutTemplate(original, filtered)
+        if (next !== d) {
+          d = next
+          queries[i] = { ...candidateQuery(d, o, since), maxSeq: seqs[i]! }
+          fromStore[i] = (await o.store.candidates([queries[i]!]))[0] ?? []
+        }
+      }
+      effectiveOf.set(original, d)
       const subject = { ...d, seq: seqs[i]! }
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
       const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
@@ -100,12 +125,14 @@ export class Deduplicator {
       let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
       const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
       if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
-      if (match?.layer !== 'url' && d.urlHash !== null) {
-        // Same URL, other content: a new version of the last such record first indexed before d
-        // (first-insertion order, so a re-run gives the same answer).
-        const previous = previousVersion(subject, [...keep], o)
-        if (previous !== null) supersedesOf.set(d, previous.id)
-      }
+      // Same URL as the last record of that URL first indexed before d, other content: a new
+      // version of it (first-insertion order, so a re-run gives the same answer).
+      const previous = previousVersion(subject, keep, o)
+      if (previous !== null) supersedesOf.set(original, previous.id)
+      // Every document teaches the template learner but exact copies (the same text again says
+      // nothing new about the site): pages whose chrome outweighs their text look like duplicates
+      // of each other until the chrome is learned, so "unique only" would never learn it.
+      if (templates !== null && original.host !== null && match?.layer !== 'exact') templates.observe(original.host, this.linesOf(original, filtered))
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -124,12 +151,13 @@ export class Deduplicator {
       }
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
+      if (previous !== null) record.supersedes = previous.id
       // A re-indexed id replaces its earlier copy in the batch too.
       batchIds.add(d.id)
       batch.add(record)
-      recordOf.set(d, record)
-      matchOf.set(d, match)
-    })
+      recordOf.set(original, record)
+      matchOf.set(original, match)
+    }
     const records = [...recordOf.values()]
     const failed = new Map<string, Error>()
     if (records.length > 0) {
@@ -142,15 +170,15 @@ export class Deduplicator {
         this.stats.reject()
         return rejected(item.id, item.line, item.reason)
       }
-      const d = item.doc
+      const d = effectiveOf.get(item.doc) ?? item.doc
       const error = failed.get(d.id)
       if (error !== undefined) {
         this.stats.reject()
         return rejected(d.id, d.line, `store did not write the document: ${error.message}`)
       }
-      const match = matchOf.get(d) ?? null
+      const match = matchOf.get(item.doc) ?? null
       this.stats.decide(match === null ? null : match.layer)
-      const supersedes = supersedesOf.get(d)
+      const supersedes = supersedesOf.get(item.doc)
       return {
         ...(supersedes === undefined ? {} : { supersedes }),
         id: d.id,
@@ -166,6 +194,39 @@ export class Deduplicator {
         resemblance: match === null ? null : match.resemblance,
       }
     })
+  }
+
+  /** The document as fingerprinted without the template lines known now (itself when none applies). */
+  private withoutTemplate(d: PreparedDocument, cache: Map<PreparedDocument, Filtered>): PreparedDocument {
+    if (this.templates === null || this.templates.size === 0) return d
+    const f = this.filteredOf(d, cache)
+    const kept = this.templates.filter(f.lines)
+    if (f.doc !== undefined && kept === f.kept) return f.doc
+    f.kept = kept
+    if (kept === null) return (f.doc = d)
+    const a = this.options.analyzer.analyzeNormalized(kept)
+    return (f.doc = {
+      ...d,
+      fingerprint: a.fingerprint,
+      blocks: fingerprintBlocks(a.fingerprint, this.options.blockScheme),
+      contentHash: a.contentHash,
+      short: a.short,
+      sketch: a.sketch,
+      bands: a.bands,
+    })
+  }
+
+  private filteredOf(d: PreparedDocument, cache: Map<PreparedDocument, Filtered>): Filtered {
+    let f = cache.get(d)
+    if (f === undefined) {
+      f = { lines: textLines(d.normalized), kept: null }
+      cache.set(d, f)
+    }
+    return f
+  }
+
+  private linesOf(d: PreparedDocument, cache: Map<PreparedDocument, Filtered>): TextLines {
+    return this.filteredOf(d, cache).lines
   }
 
   /**
@@ -188,6 +249,13 @@ export class Deduplicator {
   summary(): DedupStatsSnapshot {
     return this.stats.snapshot()
   }
+}
+
+/** A document's lines and what the template layer kept of them (null: all), with the document it made. */
+interface Filtered {
+  lines: TextLines
+  kept: string | null
+  doc?: PreparedDocument
 }
 
 /** Items prepared between two yields of `prepareBatch` (tens of milliseconds of work). */

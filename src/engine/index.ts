@@ -1,5 +1,5 @@
 export { Deduplicator, createDeduplicator } from './deduplicator.js'
-export { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem, type PrepareOptions } from './prepare.js'
+export { prepareItem, urlKey, type IncomingItem, type PreparedDocument, type PreparedItem, type PrepareOptions } from './prepare.js'
 export { runBatches, type BatchStages } from './pipeline.js'
 export { batchesOf, DEFAULT_BATCH_LIMITS, type BatchLimits } from './batches.js'
 export { createPreparePool, fromPortable, type PreparePool, type PreparePoolOptions, type PortableAnalyzerOptions } from './prepare-pool.js'
@@ -7,4 +7,5 @@ export { resolveDeduplicatorOptions, parseDuration, DEFAULT_DEDUPLICATOR_OPTIONS
 export { validateDocument, type Validated } from './validate.js'
 export type { DedupStatsSnapshot } from './stats.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './reconcile.js'
+export { newestVersion, versionHistory, type VersionOf } from './versions.js'
 export { matchCandidate, bestMatch, candidateQuery, compareMatches, type Match, type MatchSubject, type MatchOptions } from './match.js'

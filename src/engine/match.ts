@@ -28,7 +28,8 @@ export interface Match {
   resemblance: number | null
 }
 
-export type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'>
+export type MatchOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'maxDistance' | 'minhash' | 'minResemblance' | 'analyzer'> &
+  Partial<Pick<ResolvedDeduplicatorOptions, 'urlMinResemblance'>>
 
 /**
  * The store lookup for a document (prepared or stored): its keys for the enabled layers, its
@@ -88,12 +89,13 @@ interface RuleVerdict {
 
 /**
  * Whether two documents of one URL say the same thing: equal normalised content (rule null) or a
- * near-duplicate by the content rules, whichever content layers are enabled; null when they
- * disagree.
+ * near-duplicate by the content rules (with `urlMinResemblance` for the resemblance tests);
+ * null when they disagree.
  */
 function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   if (c.contentHash === d.contentHash) return { rule: null, resemblance: null }
-  return nearRule(d, c, distance, o)
+  const url = o.urlMinResemblance ?? o.minResemblance
+  return nearRule(d, c, distance, url === o.minResemblance ? o : { ...o, minResemblance: url })
 }
 
 /** The near-duplicate rule that accepts the pair, or null. */
@@ -121,23 +123,25 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
 }
 
 /**
- * The record a document is a new version of: among the candidates with the same URL key (fragment
- * included) whose content does not agree with it, the one first indexed last (`compareOrder`);
- * null if none. When `d.seq` is set only records first indexed before it count, so re-indexing
- * an older version never makes it supersede a later one.
+ * The record a document is a new version of: the record with the same URL key (fragment
+ * included) first indexed last before it (`compareOrder`), when their contents do not agree (a
+ * url-layer match); null when there is none or it says the same. When `d.seq` is set only records
+ * first indexed before it count, so re-indexing an older version never makes it supersede a later
+ * one. A page that goes back to an older text is a new version of the text before (and a
+ * duplicate of the older one). Only the last earlier record of the URL is needed, so the store's
+ * per-key bound (the newest first) never hides it.
  * @example previousVersion(doc, candidates, dedup.options)?.id // 'page-v1'
  */
-export function previousVersion(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions): FingerprintRecord | null {
+export function previousVersion(d: MatchSubject, candidates: Iterable<FingerprintRecord>, o: MatchOptions): FingerprintRecord | null {
   if (!o.layers.url || d.urlHash === null) return null
   const ordered = d.seq !== undefined
-  let newest: FingerprintRecord | null = null
+  let last: FingerprintRecord | null = null
   for (const c of candidates) {
     if (c.id === d.id || c.urlHash !== d.urlHash || (ordered && !isEarlier(c, d))) continue
-    if (newest !== null && compareOrder(c, newest) < 0) continue
-    if (matchCandidate(d, c, o)?.layer === 'url') continue
-    newest = c
+    if (last === null || compareOrder(c, last) > 0) last = c
   }
-  return newest
+  if (last === null || matchCandidate(d, last, o)?.layer === 'url') return null
+  return last
 }
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }

@@ -39,6 +39,20 @@ export interface DeduplicatorOptions {
    * @default 0.6 (0–1)
    */
   minResemblance?: number
+  /**
+   * Cross-document boilerplate: a line on most pages of a site (its template: a footer paragraph,
+   * a notice, a label on every page) is left out of the fingerprints of the documents that come
+   * after it was learned, online as the job goes (see engine/templates.ts). Learned from documents
+   * with a URL, or HTML pages (by the stylesheets in their head). @default true
+   */
+  templates?: boolean
+  /**
+   * `minResemblance` for two documents with the same URL key (does a re-crawl say the same
+   * thing?): a looser value calls more changed re-crawls duplicates instead of new versions.
+   * Measured at 0.5 and 0.55 on the eval's re-crawled sections: more recall, less precision
+   * (docs/EVAL.md), so not looser by default. @default minResemblance
+   */
+  urlMinResemblance?: number
   /** Only match documents indexed within this many milliseconds before now. @default undefined (no window) */
   windowMs?: number
   /** Largest accepted content, in UTF-16 code units. @default 10_000_000 */
@@ -58,6 +72,7 @@ export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
   minhash: true,
   minResemblance: 0.6,
   maxContentLength: 10_000_000,
+  templates: true,
 })
 
 export const DEFAULT_LAYERS: Required<LayerOptions> = Object.freeze({ url: true, exact: true, simhash: true, title: false })
@@ -72,9 +87,11 @@ export interface ResolvedDeduplicatorOptions {
   readonly windowMs: number | undefined
   readonly minhash: boolean
   readonly minResemblance: number
+  readonly urlMinResemblance: number
   readonly maxContentLength: number
   readonly now: () => number
   readonly versionCheck: boolean
+  readonly templates: boolean
 }
 
 function isAnalyzer(x: Analyzer | AnalyzerOptions | undefined): x is Analyzer {
@@ -127,6 +144,10 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
   if (typeof minResemblance !== 'number' || !(minResemblance > 0 && minResemblance <= 1)) {
     throw new DedupError('INVALID_OPTION', `Expected \`minResemblance\` to be a number above 0 and at most 1, got ${describeValue(minResemblance)}.`)
   }
+  const urlMinResemblance = options.urlMinResemblance ?? minResemblance
+  if (typeof urlMinResemblance !== 'number' || !(urlMinResemblance > 0 && urlMinResemblance <= 1)) {
+    throw new DedupError('INVALID_OPTION', `Expected \`urlMinResemblance\` to be a number above 0 and at most 1, got ${describeValue(urlMinResemblance)}.`)
+  }
   const analyzer = isAnalyzer(options.analyzer) ? options.analyzer : createAnalyzer(options.analyzer ?? {})
   return Object.freeze({
     store: options.store,
@@ -137,9 +158,11 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
     windowMs,
     minhash: options.minhash ?? DEFAULT_DEDUPLICATOR_OPTIONS.minhash,
     minResemblance,
+    urlMinResemblance,
     maxContentLength,
     now: options.now ?? Date.now,
     versionCheck: options.versionCheck ?? true,
+    templates: options.templates ?? DEFAULT_DEDUPLICATOR_OPTIONS.templates,
   })
 }
 

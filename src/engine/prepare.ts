@@ -5,9 +5,21 @@ import { hash64Hex } from '../fingerprint/hash.js'
 import { canonicalUrl, normalizeText } from '../normalize/index.js'
 import { TITLE_NORMALIZE_OPTIONS, isGenericNormalizedTitle } from '../normalize/title.js'
 import { validateDocument } from './validate.js'
+import { hostOf } from './templates.js'
+import { htmlSiteKey, looksLikeHtml } from '../normalize/html.js'
 
 /** Canonical URL options of the url layer's key. */
 const URL_KEY_OPTIONS = Object.freeze({ keepFragment: true })
+
+/**
+ * The url layer's key of a URL as records store it (`FingerprintRecord.urlHash`): the hash of its
+ * canonical form, fragment kept; null when it is not an http(s) URL.
+ * @example urlKey('https://example.com/a?utm_source=x#s5') === urlKey('HTTPS://Example.com/a#s5') // true
+ */
+export function urlKey(url: string): string | null {
+  const canonical = canonicalUrl(url, URL_KEY_OPTIONS)
+  return canonical === null ? null : hash64Hex(canonical)
+}
 
 /** One incoming line: a parsed JSON value, or a line already rejected upstream (bad JSON, bad UTF-8). */
 export type IncomingItem =
@@ -29,6 +41,13 @@ export interface PreparedDocument {
   short: boolean
   sketch: string | null
   bands: string[]
+  /**
+   * Site of the document, for the template layer: its URL's host (`hostOf`), else for an HTML page
+   * the signature of its head (`htmlSiteKey`); null for plain text without a URL.
+   */
+  host: string | null
+  /** The normalised text (the template layer filters its lines). */
+  normalized: string
 }
 
 /** Result of preparing one item: a prepared document or a rejection. */
@@ -57,6 +76,8 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
   }
   // The url layer keys sections of one page (`ch06.html#s5`, `#s6`) apart: see decide's url rule.
   const url = doc.url == null ? null : canonicalUrl(doc.url, URL_KEY_OPTIONS)
+  const urlHash = url === null ? null : hash64Hex(url)
+  const host = hostOf(url) ?? (looksLikeHtml(doc.content) ? htmlSiteKey(doc.content) : null)
   const title = doc.title == null ? '' : normalizeText(doc.title, TITLE_NORMALIZE_OPTIONS)
   return {
     ok: true,
@@ -66,11 +87,13 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
       fingerprint: analysis.fingerprint,
       blocks: fingerprintBlocks(analysis.fingerprint, o.blockScheme),
       contentHash: analysis.contentHash,
-      urlHash: url === null ? null : hash64Hex(url),
+      urlHash,
       titleHash: title === '' || isGenericNormalizedTitle(title) ? null : hash64Hex(title),
       short: analysis.short,
       sketch: analysis.sketch,
       bands: analysis.bands,
+      host,
+      normalized: analysis.normalized,
     },
   }
 }

@@ -1,7 +1,7 @@
 import { boundCandidates } from './_bounds.js'
 import type { FingerprintRecord, Layer } from '../types.js'
 import type { Deduplicator } from './deduplicator.js'
-import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, type Match } from './match.js'
+import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, previousVersion, type Match } from './match.js'
 
 /** Counters of a reconcile pass. */
 export interface ReconcileResult {
@@ -13,7 +13,9 @@ export interface ReconcileResult {
   forwardPointers: number
   /** Clusters that no longer exist: their members joined an earlier cluster. */
   mergedClusters: number
-  /** Records rewritten (new match, cluster id, or old representative turned duplicate). */
+  /** Records whose `supersedes` (the earlier version of their URL) was added, changed or removed. */
+  versions: number
+  /** Records rewritten (new match, cluster id, version link, or old representative turned duplicate). */
   updated: number
 }
 
@@ -38,8 +40,10 @@ interface Decided {
  * cluster of that match's chain. Mends what concurrent indexers leave (two near-duplicates
  * written at the same moment both "unique", in two clusters), forward pointers (a record whose
  * `duplicateOf` was first indexed after it), mutual pointers and clusters whose representative
- * sits in another cluster. Two passes over the store: the first finds each record's match (one
- * candidate lookup per batch), the second rewrites the records whose decision differs.
+ * sits in another cluster, and version links (`supersedes`: the last earlier record of the same URL
+ * when the contents differ; stores written before simdup stored it get it here). Two passes over
+ * the store: the first finds each record's match (one candidate lookup per batch), the second
+ * rewrites the records whose decision differs.
  * Idempotent: a second pass finds nothing. Ignores `windowMs` (a window is a property of a run).
  * @example const r = await reconcile(createDeduplicator({ store })) // { pairs: 2, mergedClusters: 2, … }
  */
@@ -50,6 +54,8 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
   await store.refresh()
   let progress = 0
   const decided = new Map<string, Decided>()
+  // Records whose stored `supersedes` is not the derived one: the right one (null: none).
+  const versionFix = new Map<string, string | null>()
   let scanned = 0
   for await (const batch of store.scan(batchSize)) {
     // Every band match (allBands), bounded here by seq: the store's own bound goes by write order,
@@ -66,6 +72,8 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
         if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
       }
       if (best !== null) decided.set(r.id, { duplicateOf: best.record.id, distance: best.distance, layer: best.layer })
+      const previous = previousVersion(r, keep, o)?.id ?? null
+      if (previous !== (r.supersedes ?? null)) versionFix.set(r.id, previous)
     })
     scanned += batch.length
     options.onProgress?.((progress += batch.length))
@@ -92,6 +100,7 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
   }
 
   let pairs = 0
+  let versions = 0
   let forwardPointers = 0
   let updated = 0
   const before = new Set<string>()
@@ -110,8 +119,10 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
         pairs++
         if (r.duplicateOf !== null) oldTargets.push([r, r.duplicateOf])
       }
-      if (want.clusterId === r.clusterId && want.duplicateOf === r.duplicateOf && want.distance === r.distance && want.layer === r.layer) continue
-      rewritten.push({ ...r, ...want })
+      const version = versionFix.get(r.id)
+      if (version !== undefined) versions++
+      if (version === undefined && want.clusterId === r.clusterId && want.duplicateOf === r.duplicateOf && want.distance === r.distance && want.layer === r.layer) continue
+      rewritten.push(withSupersedes({ ...r, ...want }, version === undefined ? r.supersedes ?? null : version))
     }
     if (oldTargets.length > 0) {
       const targets = await store.get(oldTargets.map(([, id]) => id))
@@ -126,13 +137,24 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
   let mergedClusters = 0
   for (const c of before) if (!after.has(c)) mergedClusters++
   await store.refresh()
-  return { scanned, pairs, forwardPointers, mergedClusters, updated }
+  return { scanned, pairs, forwardPointers, mergedClusters, versions, updated }
 }
+
+/** `r` with `supersedes` set to `id`, or without it (null). */
+function withSupersedes(r: FingerprintRecord, id: string | null): FingerprintRecord {
+  const { supersedes: _old, ...rest } = r
+  return id === null ? rest : { ...rest, supersedes: id }
+}
+
+/** Most records of one URL whose version links a delete derives again. */
+const MAX_VERSIONS_RELINKED = 100_000
 
 /**
  * Deletes documents; a deleted representative hands its cluster to the earliest remaining member
  * (which becomes unique), and every record that named a deleted id as `duplicateOf` or
- * `clusterId` is re-pointed: nothing is left pointing at a deleted id.
+ * `clusterId` is re-pointed: nothing is left pointing at a deleted id. The version links of a
+ * deleted record's URL are derived again without it (`supersedes` skips it; deleting the newest
+ * version makes the one before it the newest).
  * @example await deleteDocuments(store, ['a'])
  */
 export async function deleteDocuments(dedup: Deduplicator, ids: readonly string[]): Promise<{ deleted: number; reassigned: number }> {
@@ -160,6 +182,19 @@ export async function deleteDocuments(dedup: Deduplicator, ids: readonly string[
       for (const m of members) {
         const cur = updates.get(m.id) ?? m
         if (cur.duplicateOf === id) updates.set(m.id, { ...cur, duplicateOf: record.clusterId })
+      }
+    }
+  }
+  // Version links: each URL that lost a record gets its links derived again without it (the
+  // record after a deleted version now supersedes the one before it, if their contents differ; a
+  // deleted newest version leaves the one before it newest).
+  const urls = [...new Set([...existing.values()].map((r) => r.urlHash).filter((h): h is string => h !== null))]
+  if (urls.length > 0) {
+    for (const versions of await store.byUrl(urls, MAX_VERSIONS_RELINKED)) {
+      const live = versions.filter((v) => !gone.has(v.id)).map((v) => updates.get(v.id) ?? v)
+      for (const v of live) {
+        const previous = previousVersion(v, live, dedup.options)?.id ?? null
+        if (previous !== (v.supersedes ?? null)) updates.set(v.id, withSupersedes(v, previous))
       }
     }
   }

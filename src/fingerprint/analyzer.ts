@@ -18,7 +18,7 @@ import { RunMemo } from './_run-memo.js'
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/6'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/7'
 
 /**
  * Everything the engine needs to know about one document's content. Read-only: an analyzer may
@@ -73,6 +73,11 @@ export interface Analyzer {
   /** Resolved short-text thresholds (the engine applies the match rule). */
   readonly shortText: Readonly<Required<ShortTextOptions>>
   analyze(content: string): Analysis
+  /**
+   * The analysis of a text that is already normalised (the `normalized` of an earlier analysis,
+   * or part of it): no normalisation, no attribution stripping.
+   */
+  analyzeNormalized(normalized: string): Analysis
   /** Tokens after normalisation (for `simdup compare` / explain). */
   segment(normalized: string): string[]
 }
@@ -136,45 +141,49 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const recent = new Map<string, Analysis>()
   let recentChars = 0
 
+  const analyzeNormalized = (normalized: string): Analysis => {
+    const key = contentKey(normalized)
+    const seen = recent.get(key)
+    if (seen !== undefined && seen.normalized === normalized) return seen
+    // The term table gives contentTokens → weightContentTokens → simhash / minhashSketch /
+    // termSetSketch results without re-hashing or re-classifying tokens seen before.
+    const seg = ready()
+    if (memo === undefined) table.load(seg.cut(normalized))
+    else memo.load(normalized)
+    const d = table.distinctLength
+    const short = isShortWeights(table.weights, d, shortText)
+    // A MinHash sketch estimates resemblance only from enough shingles (see MIN_MINHASH_SHINGLES).
+    const minhash: MinHashSketch | null = short ? null : minhashSketch(normalized)
+    const analysis = new TableAnalysis(
+      normalized,
+      table.termStrings,
+      table.distinct.slice(0, d),
+      table.weights.slice(0, d),
+      simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
+      short,
+      key,
+      short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
+      minhash?.bands ?? [],
+    )
+    if (normalized.length <= RECENT_MAX_TEXT) {
+      if (recent.size >= RECENT_MAX_ENTRIES || recentChars > RECENT_MAX_CHARS) {
+        recent.clear()
+        recentChars = 0
+      }
+      recent.set(key, analysis)
+      recentChars += normalized.length
+    }
+    return analysis
+  }
+
   return {
     version,
     shortText: Object.freeze(shortText),
     segment: (normalized) => ready().cut(normalized),
     analyze(content: string): Analysis {
-      const normalized = attribution ? stripAttribution(normalize(content)) : normalize(content)
-      const key = contentKey(normalized)
-      const seen = recent.get(key)
-      if (seen !== undefined && seen.normalized === normalized) return seen
-      // The term table gives contentTokens → weightContentTokens → simhash / minhashSketch /
-      // termSetSketch results without re-hashing or re-classifying tokens seen before.
-      const seg = ready()
-      if (memo === undefined) table.load(seg.cut(normalized))
-      else memo.load(normalized)
-      const d = table.distinctLength
-      const short = isShortWeights(table.weights, d, shortText)
-      // A MinHash sketch estimates resemblance only from enough shingles (see MIN_MINHASH_SHINGLES).
-      const minhash: MinHashSketch | null = short ? null : minhashSketch(normalized)
-      const analysis = new TableAnalysis(
-        normalized,
-        table.termStrings,
-        table.distinct.slice(0, d),
-        table.weights.slice(0, d),
-        simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
-        short,
-        key,
-        short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
-        minhash?.bands ?? [],
-      )
-      if (normalized.length <= RECENT_MAX_TEXT) {
-        if (recent.size >= RECENT_MAX_ENTRIES || recentChars > RECENT_MAX_CHARS) {
-          recent.clear()
-          recentChars = 0
-        }
-        recent.set(key, analysis)
-        recentChars += normalized.length
-      }
-      return analysis
+      return analyzeNormalized(attribution ? stripAttribution(normalize(content)) : normalize(content))
     },
+    analyzeNormalized,
   }
 }
 

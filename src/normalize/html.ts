@@ -260,7 +260,7 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
     {
       onopentag(name, attribs) {
         let kind = 0
-        if (SKIP_TAGS.has(name) || attribs.hidden !== undefined) kind |= FRAME_SKIP
+        if (SKIP_TAGS.has(name)) kind |= FRAME_SKIP
         else if (name === 'title') kind |= FRAME_TITLE
         else if (MAIN_TAGS.has(name) || attribs.role === 'main') kind |= FRAME_MAIN
         else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0)) {
@@ -391,4 +391,41 @@ export function extractTitle(html: string): string | null {
   parser.write(typeof html === 'string' ? html : String(html ?? ''))
   if (title === null) parser.end()
   return title ?? ogTitle ?? h1
+}
+
+/** How far into a page {@link htmlSiteKey} looks: the head, where pages name their stylesheets. */
+const SITE_SCAN_CHARS = 32_768
+const LINK_TAG_RE = /<link\b[^>]*>/gi
+const META_GENERATOR_RE = /<meta\b[^>]*\bname\s*=\s*["']?generator\b[^>]*>/i
+const ATTR_RE = (name: string) => new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, 'i')
+const HREF_RE = ATTR_RE('href')
+const REL_RE = ATTR_RE('rel')
+const CONTENT_RE = ATTR_RE('content')
+
+function attr(tag: string, re: RegExp): string | null {
+  const m = re.exec(tag)
+  return m === null ? null : (m[1] ?? m[2] ?? m[3] ?? '')
+}
+
+/**
+ * A signature of the site an HTML page belongs to, from its head: the stylesheets it links (paths
+ * without `../` and `./` steps, query or fragment, so pages at every depth of one site agree) and
+ * its `generator` meta. Pages of one site share them; the template layer uses it as the page's
+ * host when no URL comes with the document. Null for a page that names neither.
+ *
+ * @example htmlSiteKey('<link rel="stylesheet" href="../../default.css">') // 'html:default.css|'
+ */
+export function htmlSiteKey(html: string): string | null {
+  const head = html.length > SITE_SCAN_CHARS ? html.slice(0, SITE_SCAN_CHARS) : html
+  const sheets = new Set<string>()
+  for (const m of head.matchAll(LINK_TAG_RE)) {
+    const tag = m[0]
+    if (!/\bstylesheet\b/i.test(attr(tag, REL_RE) ?? '')) continue
+    const href = (attr(tag, HREF_RE) ?? '').replace(/[?#].*$/s, '').replace(/^(?:\.{1,2}\/)+/, '').trim()
+    if (href !== '') sheets.add(href)
+  }
+  const generatorTag = META_GENERATOR_RE.exec(head)?.[0]
+  const generator = generatorTag === undefined ? '' : (attr(generatorTag, CONTENT_RE) ?? '').trim()
+  if (sheets.size === 0 && generator === '') return null
+  return `html:${[...sheets].sort().join(' ')}|${generator}`
 }

@@ -166,7 +166,9 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
       i = skipEscape(text, i)
       continue
     } else if (action === BACKSPACE) {
-      // Overstrike: the backspace and the character it strikes count once ("X\bX", "_\bX").
+      // Overstrike: the backspace and the character it strikes count once ("X\bX", "_\bX"). As
+      // on a terminal, a backspace at the start of a line stays there: it never joins two lines.
+      if (pending === 10) continue
       if (pending !== 0) pending = 0
       else if (j > 0) {
         if ((classAt(buf, j) & TRADITIONAL) !== 0) traditional--

@@ -75,6 +75,9 @@ export function recordProblem(record: FingerprintRecord): string | null {
   if (typeof r.version !== 'string' || tooLong(r.version)) return fieldProblem(id, 'version', `a string of at most ${MAX_SHORT_BYTES} bytes`, r.version)
   if (typeof r.indexedAt !== 'number' || !Number.isFinite(r.indexedAt)) return fieldProblem(id, 'indexedAt', 'a finite number (ms since the epoch)', r.indexedAt)
   if (r.seq !== undefined && !isSeq(r.seq)) return fieldProblem(id, 'seq', `absent or an integer from 1 to ${MAX_SEQ}`, r.seq)
+  if (r.supersedes !== undefined && (typeof r.supersedes !== 'string' || r.supersedes.length === 0 || !wellFormed(r.supersedes))) {
+    return fieldProblem(id, 'supersedes', 'absent or a non-empty, well-formed string', r.supersedes)
+  }
   if (r.sketch !== undefined && typeof r.sketch !== 'string') return fieldProblem(id, 'sketch', 'a string or absent', r.sketch)
   const bands = r.bands
   if (bands !== undefined) {
@@ -100,4 +103,21 @@ export function checkQuery(q: CandidateQuery, index: number): void {
   if (!Number.isInteger(q.maxDistance) || q.maxDistance < 0) throw bad('maxDistance', 'an integer ≥ 0', q.maxDistance)
   if (q.maxSeq !== undefined && (typeof q.maxSeq !== 'number' || Number.isNaN(q.maxSeq))) throw bad('maxSeq', 'a number', q.maxSeq)
   if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
+}
+
+/** Throws INVALID_OPTION unless `urlHashes` is an array of 16-hex hashes and `limit` an integer ≥ 0 (`byUrl`). */
+export function checkUrlQuery(urlHashes: readonly string[], limit: number): void {
+  if (!Array.isArray(urlHashes)) throw new DedupError('INVALID_OPTION', `Expected \`urlHashes\` to be an array, got ${describeValue(urlHashes)}.`)
+  urlHashes.forEach((h, i) => {
+    if (!isHex16(h)) throw new DedupError('INVALID_OPTION', `Expected \`urlHashes[${i}]\` to be 16 lower-case hex digits (a record's urlHash), got ${describeValue(h)}.`)
+  })
+  if (!Number.isInteger(limit) || limit < 0) throw new DedupError('INVALID_OPTION', `Expected \`limit\` to be an integer ≥ 0, got ${describeValue(limit)}.`)
+}
+
+/** Sort order of `byUrl`: first indexed last first (`seq` descending; a record without one first), then id descending. */
+export function newestFirst(a: FingerprintRecord, b: FingerprintRecord): number {
+  const sa = a.seq ?? Number.POSITIVE_INFINITY
+  const sb = b.seq ?? Number.POSITIVE_INFINITY
+  if (sa !== sb) return sa > sb ? -1 : 1
+  return a.id > b.id ? -1 : a.id < b.id ? 1 : 0
 }

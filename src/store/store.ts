@@ -56,6 +56,12 @@ export interface FingerprintStore {
   sequence(ids: readonly string[], options?: { fresh?: boolean }): Promise<number[]>
   /** Records by id (missing ids are absent from the result). */
   get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>>
+  /**
+   * For each URL hash (`FingerprintRecord.urlHash`), the live records with it, first indexed last
+   * first (`seq` descending, then id descending), at most `limit` each (default 1000): the versions
+   * of one page, the newest first. The newest version of a URL is `byUrl([hash], 1)[0][0]`.
+   */
+  byUrl(urlHashes: readonly string[], limit?: number): Promise<FingerprintRecord[][]>
   /** Members of a cluster (including its representative). */
   members(clusterId: string, limit?: number): Promise<FingerprintRecord[]>
   delete(ids: readonly string[]): Promise<void>

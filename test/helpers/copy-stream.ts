@@ -12,7 +12,8 @@ const PREFIX = '【本站讯】' // "[this site reports]"
 /**
  * A stream of `n` documents from `seed`: originals made of 4–8 sentences of the fixture articles
  * (so unrelated originals share sentences too), exact and edited copies of earlier documents,
- * some with the same URL, and (unless `reuseIds` is false) about one in twelve re-using an
+ * some with the same URL (version chains: re-crawls of a page, edited or not, and pages whose
+ * content changes), and (unless `reuseIds` is false) about one in twelve re-using an
  * earlier id with new content.
  */
 export function copyStream(seed: number, n: number, reuseIds = true): InputDocument[] {
@@ -21,11 +22,13 @@ export function copyStream(seed: number, n: number, reuseIds = true): InputDocum
   const docs: InputDocument[] = []
   for (let i = 0; i < n; i++) {
     let content: string
+    let from: InputDocument | undefined
     if (docs.length === 0 || rnd() < 0.35) {
       const k = 4 + Math.floor(rnd() * 5)
       content = Array.from({ length: k }, () => pick(SENTENCES)).join('')
     } else {
-      const base = pick(docs).content
+      from = pick(docs)
+      const base = from.content
       const parts = base.split(/(?<=。)/)
       const edit = Math.floor(rnd() * 5)
       if (edit === 1) content = base + AD
@@ -36,7 +39,10 @@ export function copyStream(seed: number, n: number, reuseIds = true): InputDocum
     }
     const id = reuseIds && docs.length > 0 && rnd() < 0.08 ? pick(docs).id : `d${i}`
     const doc: InputDocument = { id, content }
-    if (rnd() < 0.15) doc.url = `https://news.example/a/${Math.floor(rnd() * 6)}`
+    // Version chains: a copy re-crawled under its original's URL (same or edited content), and
+    // pages of a few URLs whose content changes altogether.
+    if (from?.url != null && rnd() < 0.5) doc.url = from.url
+    else if (rnd() < 0.15) doc.url = `https://news.example/a/${Math.floor(rnd() * 6)}`
     docs.push(doc)
   }
   return docs

@@ -26,7 +26,7 @@ export async function runInBatches(dedup: Deduplicator, docs: readonly InputDocu
 
 /** What a decision says, without the fields that do not depend on the store (line, simhash). */
 export function decided(ds: readonly Decision[]): string[] {
-  return ds.map((d) => `${d.id} ${d.status} dup=${d.duplicateOf} cluster=${d.clusterId} ${d.layer}/${d.rule} ${d.distance}`)
+  return ds.map((d) => `${d.id} ${d.status} dup=${d.duplicateOf} cluster=${d.clusterId} ${d.layer}/${d.rule} ${d.distance} supersedes=${d.supersedes ?? '-'}`)
 }
 
 /** Every stored record's decision fields, sorted by id. */
@@ -34,14 +34,15 @@ export async function storedDecisions(store: FingerprintStore): Promise<string[]
   await store.refresh()
   const out: string[] = []
   for await (const batch of store.scan(200)) {
-    for (const r of batch) out.push(`${r.id} dup=${r.duplicateOf} cluster=${r.clusterId} ${r.layer} ${r.distance}`)
+    for (const r of batch) out.push(`${r.id} dup=${r.duplicateOf} cluster=${r.clusterId} ${r.layer} ${r.distance} supersedes=${r.supersedes ?? '-'}`)
   }
   return out.sort()
 }
 
 /**
  * The invariants one sequential run guarantees: every `duplicateOf` names a stored record first
- * indexed earlier (no forward or mutual pointers), and (`clusters`) every cluster id names a
+ * indexed earlier (no forward or mutual pointers), every `supersedes` an earlier record of the same
+ * URL, and (`clusters`) every cluster id names a
  * stored representative that is its own cluster and duplicates nothing. The second holds only
  * when no id was re-indexed with other content (its old cluster keeps its members) or after
  * `reconcile`.
@@ -56,6 +57,12 @@ export async function expectConsistent(store: FingerprintStore, clusters = true)
       const t = all.get(r.duplicateOf)
       if (t === undefined) problems.push(`${r.id} points at missing ${r.duplicateOf}`)
       else if (!isEarlier(t, r)) problems.push(`${r.id} (seq ${r.seq}) points forward at ${t.id} (seq ${t.seq})`)
+    }
+    if (r.supersedes !== undefined) {
+      // A version link names a stored record of the same URL first indexed earlier.
+      const t = all.get(r.supersedes)
+      if (t === undefined) problems.push(`${r.id} supersedes missing ${r.supersedes}`)
+      else if (!isEarlier(t, r) || t.urlHash !== r.urlHash) problems.push(`${r.id} supersedes ${t.id}, which is not an earlier record of its URL`)
     }
     const rep = all.get(r.clusterId)
     if (clusters && (rep === undefined || rep.clusterId !== rep.id || rep.duplicateOf !== null)) problems.push(`${r.id} is in cluster ${r.clusterId}, which has no representative of its own`)

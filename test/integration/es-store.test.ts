@@ -13,6 +13,7 @@ import { slowHamming } from '../helpers/fingerprints.js'
 import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
 import { storeContractBands } from '../store/contract-bands.js'
+import { storeContractVersions } from '../store/contract-versions.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 import { createDeduplicator } from '../../src/engine/deduplicator.js'
 
@@ -115,6 +116,7 @@ async function contractStore(): Promise<ElasticsearchStore> {
 storeContract('elasticsearch', contractStore)
 storeContractExtra('elasticsearch', contractStore)
 storeContractBands('elasticsearch', contractStore, DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
+storeContractVersions('elasticsearch', contractStore)
 
 // ---- helpers ----
 

@@ -114,10 +114,16 @@ describe('re-running an input decides as one clean run (Elasticsearch)', () => {
       if (later !== undefined) damaged.push({ ...r, duplicateOf: later.id, clusterId: later.id, distance: later.distance, layer: later.layer })
     }
     expect(damaged.length).toBeGreaterThan(0)
-    await store.put(damaged)
+    // And no version links, as an index written before simdup stored them.
+    const linked = all.filter((r) => r.supersedes !== undefined).length
+    expect(linked).toBeGreaterThan(0)
+    const unlinked = new Map(all.map(({ supersedes: _, ...r }) => [r.id, r as FingerprintRecord]))
+    for (const r of damaged) unlinked.set(r.id, (({ supersedes: _, ...x }) => x)(r))
+    await store.put([...unlinked.values()])
     const result = await reconcile(createDeduplicator({ store, analyzer }))
     expect(await storedDecisions(store)).toEqual(cleanStored)
     expect(result.forwardPointers).toBe(damaged.length)
+    expect(result.versions).toBe(linked)
     await expectConsistent(store)
     await store.close()
   })
@@ -176,6 +182,35 @@ describe('indices written before records carried a sequence', () => {
     const mapping = (await admin('GET', `/${empty}/_mapping`)).json as Record<string, { mappings: { properties: { dedup: { properties: Record<string, unknown> } } } }>
     expect(mapping[empty]!.mappings.properties.dedup.properties.seq).toEqual({ type: 'long' })
     await store.close()
+  })
+})
+
+describe('indices written before records carried `supersedes`', () => {
+  test('one is opened as it is and gets the field in its mapping; its versions are listed, and reconcile adds their links', async () => {
+    const index = nextIndex()
+    const body = simdupIndexBody()
+    delete (body.mappings.properties as { dedup: { properties: Record<string, unknown> } }).dedup.properties.supersedes
+    expect((await admin('PUT', `/${index}`, body)).status).toBe(200)
+    // Two versions of one page as simdup wrote them before: same URL key, other content, no link.
+    const old = (id: string, seq: number, simhash: string) => ({
+      dedup: {
+        id, simhash, blocks: [0, 1, 2, 3].map((p) => `${p}_${simhash.slice(p * 4, p * 4 + 4)}`), popcount: 32, content_hash: `${seq}0123456789abcde`,
+        url_hash: 'aaaabbbbccccdddd', title_hash: null, short: false, cluster_id: id, duplicate_of: null, distance: null, layer: null,
+        version: 'v', indexed_at: seq, seq, sketch: null, bands: null,
+      },
+    })
+    expect((await admin('PUT', `/${index}/_doc/v1?refresh=true`, old('v1', 1, '0000ffff0000ffff'))).status).toBe(201)
+    expect((await admin('PUT', `/${index}/_doc/v2?refresh=true`, old('v2', 2, 'ffff0000ffff0000'))).status).toBe(201)
+    const store = await open(index)
+    try {
+      const mapping = (await admin('GET', `/${index}/_mapping`)).json as Record<string, { mappings: { properties: { dedup: { properties: Record<string, unknown> } } } }>
+      expect(mapping[index]!.mappings.properties.dedup.properties.supersedes).toEqual({ type: 'keyword', doc_values: false })
+      expect((await store.byUrl(['aaaabbbbccccdddd']))[0]!.map((r) => [r.id, r.supersedes ?? null])).toEqual([['v2', null], ['v1', null]])
+      expect(await reconcile(createDeduplicator({ store, analyzer, versionCheck: false }))).toMatchObject({ versions: 1, pairs: 0, updated: 1 })
+      expect((await store.get(['v2'])).get('v2')?.supersedes).toBe('v1')
+    } finally {
+      await store.close()
+    }
   })
 })
 

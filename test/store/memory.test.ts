@@ -16,6 +16,7 @@ import { LOCK_FILE } from '../../src/store/_lock.js'
 import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
 import { storeContractBands } from './contract-bands.js'
+import { storeContractVersions } from './contract-versions.js'
 import { T0, bandsOf, flip, hash16, idsOf, makeRecord } from './_records.js'
 
 const dirs: string[] = []
@@ -36,6 +37,8 @@ storeContractExtra('memory (in-memory)', () => openMemoryStore())
 storeContractExtra('memory (persistent, fsync)', async () => openMemoryStore({ dir: await tempDir() }))
 storeContractBands('memory (in-memory)', () => openMemoryStore(), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
 storeContractBands('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
+storeContractVersions('memory (in-memory)', () => openMemoryStore())
+storeContractVersions('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }))
 
 describe('default store (block candidates pruned by distance)', () => {
   propTest.prop([arbFp, fc.array(arbFp, { maxLength: 40 }), fc.array(fc.nat(63), { maxLength: 6 })], { numRuns: 50 })(
@@ -206,9 +209,12 @@ describe('memory store', () => {
   test('compact drops dead rows and keeps every live record (in memory)', async () => {
     const store = await openStore()
     await store.put(records(300))
-    await store.put(records(200, (i) => ({ contentHash: hash16(`edited-${i}`) })))
+    // Some new versions (supersedes) among them: compaction re-encodes rows from the tables.
+    await store.put(records(200, (i) => ({ contentHash: hash16(`edited-${i}`), ...(i % 3 === 1 ? { supersedes: `版本-${i}` } : {}) })))
     await store.delete(Array.from({ length: 50 }, (_, i) => `doc-${i * 2}`))
     const before = await contents(store)
+    const kept = Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 3 === 1 && !(i % 2 === 0 && i < 100))
+    expect([...before.values()].filter((r) => r.supersedes !== undefined).map((r) => r.id).sort()).toEqual(kept.map((i) => `doc-${i}`).sort())
     expect(store.stats().dead).toBe(250)
     await store.compact()
     expect(store.stats()).toMatchObject({ live: 250, dead: 0 })
@@ -332,6 +338,31 @@ describe('memory store persistence', () => {
     await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION' })
   })
 
+  test('a format-2 log (before records carried supersedes) is read as is, and marked format 3 by a writable open before it appends', async () => {
+    const dir = await tempDir()
+    let store = await openStore(dir)
+    const old = records(5)
+    await store.put(old)
+    await store.close()
+    const bytes = await readFile(join(dir, LOG_FILE))
+    bytes.writeUInt32LE(2, 8)
+    await writeFile(join(dir, LOG_FILE), bytes)
+    const formatOnDisk = async (): Promise<number> => (await readFile(join(dir, LOG_FILE))).readUInt32LE(8)
+    // Read-only: read, not changed.
+    const reader = await openMemoryStore({ dir, readOnly: true })
+    expect(await contents(reader)).toEqual(new Map(old.map((r) => [r.id, r])))
+    await reader.close()
+    expect(await formatOnDisk()).toBe(2)
+    // Writable: marked 3 on open, so an older simdup refuses it rather than misread a new record.
+    store = await openStore(dir)
+    expect(await formatOnDisk()).toBe(LOG_FORMAT_VERSION)
+    expect(LOG_FORMAT_VERSION).toBe(3)
+    const next = makeRecord('doc-new', BASE, { supersedes: 'doc-0' })
+    await store.put([next])
+    store = await reopen(store, dir)
+    expect(await contents(store)).toEqual(new Map([...old, next].map((r) => [r.id, r])))
+  })
+
   test('a damaged frame followed by more frames fails with STORE_CORRUPT naming its offset', async () => {
     const dir = await tempDir()
     const store = await openStore(dir)
@@ -402,6 +433,7 @@ describe('memory store persistence', () => {
       ...(i % 5 === 0 ? { bands: bandsOf(`${tag}${i}`), sketch: `m:${hash16(`s${i}`)}${hash16(`t${i}`)}` } : {}),
       ...(i % 7 === 0 ? { bands: ['odd-band', `x${i}`], sketch: `短文本 ${i}` } : {}), // short text, "short text"
       ...(i % 6 === 1 ? { clusterId: 'doc-0', duplicateOf: 'doc-0', distance: 2, layer: 'simhash' as const, short: true } : {}),
+      ...(i % 4 === 2 ? { supersedes: `doc-${i - 1}` } : {}),
     }))
   }
   function byId(records: readonly FingerprintRecord[]): Map<string, FingerprintRecord> {

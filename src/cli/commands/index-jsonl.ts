@@ -55,6 +55,8 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
   --no-minhash       no MinHash route (half the memory per document, lower recall)
+  --no-templates     keep every line: do not learn the lines on most pages of a site (its
+                     template) and leave them out of later documents' fingerprints
   --workers N|auto   worker threads for parsing + fingerprinting: 1 to 64, or auto (the
                      default): one per core, up to 4, for an input file of 32 MB or more, else
                      none (in-process): each worker loads its own dictionaries
@@ -80,6 +82,7 @@ const FLAGS = {
   'no-url': { type: 'boolean' },
   'no-exact': { type: 'boolean' },
   'no-minhash': { type: 'boolean' },
+  'no-templates': { type: 'boolean' },
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
   blocks: { type: 'string' },
@@ -177,6 +180,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       maxDistance: k,
       ...(blockScheme === undefined ? {} : { blockScheme }),
       minhash: values['no-minhash'] !== true,
+      templates: values['no-templates'] !== true,
       analyzer: fromPortable(analyzer),
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
       ...(windowMs === undefined ? {} : { windowMs }),

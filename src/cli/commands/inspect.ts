@@ -14,8 +14,10 @@ const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' 
 
 export const INSPECT_HELP = {
   clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n\n  --top N            clusters shown: 1 to 10000 (default 20)\n  --min-size N       smallest cluster shown: 1 or more (default 2)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no store in --store (or no --index).\n\n${STORE_HELP}`,
-  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof. ID is the cluster's id or the id of any member (its cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no such cluster or document, or no store in --store (or no --index).\n\n${STORE_HELP}`,
-  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
+  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof; for members with a URL, the earlier version each supersedes and whether it is its URL's newest,
+then the versions of ID's URL, newest first. ID is the cluster's id or the id of any member (its
+cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no such cluster or document, or no store in --store (or no --index).\n\n${STORE_HELP}`,
+  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters;\nfor two documents of one URL, whether the later supersedes the earlier, and the URL's newest.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
   delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n\n  --json             one JSON object instead of text\n\nExit codes: 0 all deleted, 2 some ids were not in the store (they are named; the others are deleted).\n\n${STORE_HELP}`,
   reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3)\n  --batch N          records per lookup: 1 to 10000 (default 500)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
@@ -46,6 +48,9 @@ async function fetchTexts(store: FingerprintStore, ids: string[], field: string)
   }
   return out
 }
+
+/** Versions of a URL `simdup cluster` lists at most. */
+const VERSIONS_SHOWN = 20
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ')
 
@@ -95,6 +100,12 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
     members.sort(compareOrder)
     const rep = members.find((m) => m.id === clusterId) ?? members[0]!
     const texts = await fetchTexts(store, members.map((m) => m.id), values['text-field'] ?? 'content')
+    // Versions: the newest record of each member's URL, and the history of the asked document's URL.
+    const urls = [...new Set(members.map((m) => m.urlHash).filter((h): h is string => h !== null))]
+    const newestOf = new Map<string, string>()
+    if (urls.length > 0) (await store.byUrl(urls, 1)).forEach((list, i) => list[0] !== undefined && newestOf.set(urls[i]!, list[0].id))
+    const asked = members.find((m) => m.id === id) ?? rep
+    const history = asked.urlHash === null ? [] : (await store.byUrl([asked.urlHash], VERSIONS_SHOWN))[0]!
     const rows = members.map((m) => ({
       id: m.id,
       representative: m.id === rep.id,
@@ -104,21 +115,33 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       simhash: fingerprintToHex(m.fingerprint),
       indexedAt: new Date(m.indexedAt).toISOString(),
       text: texts.get(m.id) ?? null,
+      supersedes: m.supersedes ?? null,
+      newestVersion: m.urlHash === null ? null : newestOf.get(m.urlHash) ?? null,
     }))
+    const versions = history.map((v, i) => ({ id: v.id, newest: i === 0, supersedes: v.supersedes ?? null, clusterId: v.clusterId, duplicateOf: v.duplicateOf }))
     if (values.json) {
-      io.stdout.write(terminalSafeJson({ clusterId, size: members.length, members: rows }) + '\n')
+      io.stdout.write(terminalSafeJson({ clusterId, size: members.length, members: rows, versionsOf: asked.id, versions }) + '\n')
       return 0
     }
     io.stdout.write(`cluster ${printable(clusterId)}: ${members.length} member(s)\n`)
     const repText = texts.get(rep.id)
     for (const r of rows) {
-      const head = `${r.representative ? '*' : ' '} ${printable(r.id).padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${(r.layer ?? 'first').padEnd(7)} ${r.duplicateOf === null ? '' : `dup of ${printable(r.duplicateOf)}`}`
-      io.stdout.write(head + '\n')
+      const version = r.supersedes === null ? '' : `  supersedes ${printable(r.supersedes)}`
+      const older = r.newestVersion === null || r.newestVersion === r.id ? '' : `  (older version; newest ${printable(r.newestVersion)})`
+      const head = `${r.representative ? '*' : ' '} ${printable(r.id).padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${(r.layer ?? 'first').padEnd(7)} ${r.duplicateOf === null ? '' : `dup of ${printable(r.duplicateOf)}`}${version}${older}`
+      io.stdout.write(head.trimEnd() + '\n')
       if (r.text !== null && repText !== undefined && !r.representative) {
         io.stdout.write(`    rep │ ${printable(clip(repText, 60))}\n    doc │ ${printable(clip(r.text, 60))}\n`)
       }
     }
     if (texts.size === 0) io.stdout.write('(no texts: the embedded store keeps fingerprints only; on Elasticsearch, documents with a `content` field show their texts side by side)\n')
+    if (versions.length > 1) {
+      io.stdout.write(`versions of ${printable(asked.id)}'s URL, newest first${versions.length === VERSIONS_SHOWN ? ` (the ${VERSIONS_SHOWN} newest)` : ''}:\n`)
+      for (const v of versions) {
+        const what = v.supersedes !== null ? `supersedes ${printable(v.supersedes)}` : v.duplicateOf !== null ? `same text as ${printable(v.duplicateOf)}` : 'first'
+        io.stdout.write(`  ${v.newest ? 'newest' : '      '} ${printable(v.id).padEnd(24)} ${what}${v.clusterId === clusterId ? '' : `  (cluster ${printable(v.clusterId)})`}\n`)
+      }
+    }
     return 0
   })
 }
@@ -144,7 +167,9 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
     const later = compareOrder(a, b) > 0 ? a : b
     const earlier = later === a ? b : a
     const match = matchCandidate(later, earlier, dedup.options)
-    const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version)
+    const sameUrl = a.urlHash !== null && a.urlHash === b.urlHash
+    const newest = sameUrl ? (await store.byUrl([a.urlHash!], 1))[0]![0]?.id ?? null : null
+    const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version, { later, earlier, newest })
     const texts = await fetchTexts(store, [ida, idb], values['text-field'] ?? 'content')
     if (values.json) {
       io.stdout.write(terminalSafeJson({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
@@ -156,7 +181,25 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
   })
 }
 
-function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, match: { layer: string; rule: string | null } | null, version: string) {
+/** How two records of one URL relate as versions: which is later, whether it supersedes the other, which record of the URL is newest. */
+interface VersionFacts {
+  later: FingerprintRecord
+  earlier: FingerprintRecord
+  /** The newest record of their URL (null: not the same URL). */
+  newest: string | null
+}
+
+function versionLine(f: VersionFacts): string {
+  const { later, earlier, newest } = f
+  const link = later.supersedes === earlier.id
+    ? `${later.id} supersedes ${earlier.id} (a new version)`
+    : later.supersedes !== undefined
+      ? `${later.id} is a later version (it supersedes ${later.supersedes})`
+      : `${later.id} is a later record of the URL with the same text`
+  return `${link}; newest of the URL: ${newest ?? '?'}`
+}
+
+function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, match: { layer: string; rule: string | null } | null, version: string, versions: VersionFacts) {
   const distance = hamming(a.fingerprint, b.fingerprint)
   const resemblance = a.sketch?.startsWith('m:') && b.sketch?.startsWith('m:') ? minhashSimilarity(a.sketch, b.sketch) : null
   const termJaccard = a.sketch?.startsWith('t:') && b.sketch?.startsWith('t:') ? sketchJaccard(a.sketch, b.sketch) : null
@@ -176,10 +219,15 @@ function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, matc
     `b            ${b.id}  ${fingerprintToHex(b.fingerprint)}  cluster ${b.clusterId}${b.short ? '  short' : ''}${b.layer === null ? '' : `  (${b.layer} dup of ${b.duplicateOf})`}`,
     `same content ${a.contentHash === b.contentHash}   same url ${a.urlHash !== null && a.urlHash === b.urlHash}   same title ${a.titleHash !== null && a.titleHash === b.titleHash}`,
   ]
+  const sameUrl = versions.newest !== null
+  if (sameUrl) lines.push(`versions     ${versionLine(versions)}`)
   if (resemblance !== null) lines.push(`resemblance  ${resemblance.toFixed(2)} (MinHash estimate of character 5-gram Jaccard)`)
   if (termJaccard !== null) lines.push(`term jaccard ${termJaccard.toFixed(2)} (short-text term sets)`)
   if (reasons.length > 0) lines.push(`why not      ${reasons.join('; ')}`)
-  return { a: a.id, b: b.id, distance, k, duplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, sameContent: a.contentHash === b.contentHash, resemblance, termJaccard, sameCluster: a.clusterId === b.clusterId, reasons, lines }
+  const versionReport = sameUrl
+    ? { later: versions.later.id, supersedes: versions.later.supersedes ?? null, newest: versions.newest }
+    : null
+  return { a: a.id, b: b.id, distance, k, duplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, sameContent: a.contentHash === b.contentHash, resemblance, termJaccard, sameCluster: a.clusterId === b.clusterId, versions: versionReport, reasons, lines }
 }
 
 /** `simdup delete ID...`. */
@@ -211,7 +259,7 @@ export async function reconcileCommand(args: string[], io: CliIO): Promise<numbe
     const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total: 2 * total, label: 'scanned' })
     const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
     progress.finish()
-    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, forward pointers ${result.forwardPointers}, merged clusters ${result.mergedClusters}, updated ${result.updated}\n`)
+    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, forward pointers ${result.forwardPointers}, merged clusters ${result.mergedClusters}, version links ${result.versions}, updated ${result.updated}\n`)
     return 0
   })
 }

@@ -126,6 +126,12 @@ export class JobStore implements FingerprintStore {
     return this.inner.get(ids)
   }
 
+  /** This job's records only, as for `candidates`. */
+  async byUrl(urlHashes: readonly string[], limit?: number): Promise<FingerprintRecord[][]> {
+    const found = await this.inner.byUrl(urlHashes, limit)
+    return found.map((list) => list.filter((r) => this.clock.isJobRecord(r.indexedAt)))
+  }
+
   members(clusterId: string, limit?: number): Promise<FingerprintRecord[]> {
     return this.inner.members(clusterId, limit)
   }

@@ -6,13 +6,14 @@ import { hexHi, hexLo, readVarint, toHex8, VARINT_OUT, varintSize, writeVarint }
  * so replay and live puts share one code path (and every put exercises the replay decoder).
  *
  * PUT (little-endian; flags: F_* below):
- *   0 kind=1 · 1 flags · 2 layer · 3 distance · 4 fpHi u32 · 8 fpLo u32 · 12 indexedAt f64
+ *   0 kind=1 · 1 flags · 2 layer (bits 0–6; bit 7: F_SUPERSEDES) · 3 distance · 4 fpHi u32 · 8 fpLo u32 · 12 indexedAt f64
  *   20 contentHash (hi, lo) · 28 urlHash · 36 titleHash · 44 seq u32 (first-insertion sequence)
  *   48 layout id (255 = explicit) · 49 version length u8 + bytes · [explicit: count u8, then per term length u8 + bytes]
  *   bands: count u8 (0 none; 255 explicit: count u8, then per term length u8 + bytes; otherwise
  *   that many canonical terms "m<i>_<8 hex>" as u32 values)
  *   region: varint length + bytes for id, then cluster id (unless it is the id), duplicate-of,
- *   sketch (when present; "x:" + hex sketches as a prefix byte + bytes). The region is copied
+ *   sketch (when present; "x:" + hex sketches as a prefix byte + bytes), supersedes (when
+ *   present; format 3 on). The region is copied
  *   into the arena as is.
  * DELETE: kind=2 · varint length + id bytes.
  * LAYOUT: kind=3 · id u8 · padded u8 · count u8 · widths u8…
@@ -25,7 +26,7 @@ export const ENTRY_DELETE = 2
 /** A block layout definition, written before the first PUT that uses it. */
 export const ENTRY_LAYOUT = 3
 
-/** Record flags, shared by entries and the row meta column (bits 0–7). */
+/** Record flags, shared by entries and the row meta column (bits 0–7; F_SUPERSEDES is bit 8). */
 export const F_SHORT = 1
 export const F_URL = 2
 export const F_TITLE = 4
@@ -36,6 +37,13 @@ export const F_SKETCH = 32
 export const F_DISTANCE = 64
 /** The sketch is lower-case hex of even length, optionally after a one-letter prefix ("m:", "t:"), stored as bytes. */
 export const F_SKETCH_HEX = 128
+/**
+ * The record supersedes another (its id ends the region). Bit 8 of the row meta's flags; in a PUT
+ * entry it is bit 7 of the layer byte (the flags byte is full), never set in a format-2 log.
+ */
+export const F_SUPERSEDES = 256
+/** The layer byte's bit that carries F_SUPERSEDES. */
+export const LAYER_SUPERSEDES = 128
 /** Band-count byte of a PUT whose band terms follow explicitly. */
 export const EXPLICIT_BANDS = 255
 /** Most canonical band terms one record may have. */
@@ -145,7 +153,7 @@ export function encodePut(w: ByteWriter, r: FingerprintRecord, layoutId: number)
   w.ensure(PUT_FIXED)
   w.u8(ENTRY_PUT)
   w.u8(flags)
-  w.u8(r.layer === null ? 0 : LAYER_CODE[r.layer])
+  w.u8((r.layer === null ? 0 : LAYER_CODE[r.layer]) | (r.supersedes !== undefined ? LAYER_SUPERSEDES : 0))
   w.u8(r.distance ?? 0)
   w.u32(r.fingerprint.hi)
   w.u32(r.fingerprint.lo)
@@ -171,6 +179,7 @@ export function encodePut(w: ByteWriter, r: FingerprintRecord, layoutId: number)
     if ((flags & F_SKETCH_HEX) === 0) w.varString(r.sketch)
     else w.hexSketch(r.sketch, hexSketchStart(r.sketch))
   }
+  if (r.supersedes !== undefined) w.varString(r.supersedes)
 }
 
 function isHexDigit(c: number): boolean {
@@ -288,6 +297,8 @@ export class RegionView {
   dupLen = 0
   sketchStart = 0
   sketchLen = 0
+  supersedesStart = 0
+  supersedesLen = 0
   end = 0
 }
 
@@ -318,6 +329,13 @@ export function readRegion(buf: Uint8Array, pos: number, end: number, flags: num
     out.sketchLen = VARINT_OUT[0]
     out.sketchStart = VARINT_OUT[1]
     pos = out.sketchStart + out.sketchLen
+  }
+  if ((flags & F_SUPERSEDES) !== 0) {
+    if (!readVarint(buf, pos, end)) return false
+    out.supersedesLen = VARINT_OUT[0]
+    out.supersedesStart = VARINT_OUT[1]
+    pos = out.supersedesStart + out.supersedesLen
+    if (out.supersedesLen === 0) return false
   }
   out.end = pos
   return pos <= end
@@ -356,8 +374,9 @@ function u32At(b: Uint8Array, p: number): number {
 /** Decodes the PUT entry at `pos` (its kind byte) into `v`; returns the position after it, or -1 if malformed. */
 export function decodePut(buf: Buffer, pos: number, end: number, v: PutView): number {
   if (pos + PUT_FIXED > end) return -1
-  v.flags = buf[pos + 1]!
-  v.layer = buf[pos + 2]!
+  const layerByte = buf[pos + 2]!
+  v.flags = buf[pos + 1]! | ((layerByte & LAYER_SUPERSEDES) !== 0 ? F_SUPERSEDES : 0)
+  v.layer = layerByte & ~LAYER_SUPERSEDES
   v.distance = buf[pos + 3]!
   v.hi = u32At(buf, pos + 4)
   v.lo = u32At(buf, pos + 8)

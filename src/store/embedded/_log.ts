@@ -20,8 +20,15 @@ import { DedupError } from '../../errors.js'
  * All integers little-endian.
  */
 
-/** Log format version; bump on any incompatible change to the header, frames or entries (2: records carry `seq`). */
-export const LOG_FORMAT_VERSION = 2
+/**
+ * Log format version; bump on any incompatible change to the header, frames or entries (2: records
+ * carry `seq`; 3: a record may carry `supersedes`). Format 2 logs are read as they are (no record
+ * of theirs supersedes another) and a writable open turns their header to 3 before it appends, so
+ * an older simdup refuses the log by its version instead of misreading a record.
+ */
+export const LOG_FORMAT_VERSION = 3
+/** Older formats this simdup reads as they are. */
+const READABLE_FORMATS: ReadonlySet<number> = new Set([2, LOG_FORMAT_VERSION])
 /** File name of the log inside the store directory. */
 export const LOG_FILE = 'store.log'
 const COMPACT_FILE = 'store.log.compact'
@@ -67,6 +74,8 @@ export interface ReplayResult {
   truncated: number
   /** What was not read, or null when every byte was. */
   damage: LogDamage | null
+  /** The format version in the file's header (an older readable one, or LOG_FORMAT_VERSION). */
+  formatVersion: number
 }
 
 function corrupt(path: string, offset: number, what: string, cause?: unknown): DedupError {
@@ -214,10 +223,10 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
   const header = reader.buf
   if (!header.subarray(0, 8).equals(MAGIC)) throw corrupt(path, 0, 'not a simdup store log (bad magic bytes)')
   const version = header.readUInt32LE(8)
-  if (version !== LOG_FORMAT_VERSION) {
+  if (!READABLE_FORMATS.has(version)) {
     throw new DedupError(
       'SNAPSHOT_VERSION',
-      `${path} has format version ${version}, but this simdup reads format version ${LOG_FORMAT_VERSION}. Open it with the simdup release that wrote it, or re-index into a new directory.`,
+      `${path} has format version ${version}, but this simdup reads format version ${LOG_FORMAT_VERSION} (and the older ${[...READABLE_FORMATS].filter((v) => v !== LOG_FORMAT_VERSION).join(', ')}). Open it with the simdup release that wrote it, or re-index into a new directory.`,
     )
   }
   let pos = HEADER_BYTES
@@ -275,8 +284,8 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
     pos = end
   }
   const found = damage as LogDamage | null
-  if (found === null) return { size, truncated: 0, damage: null }
-  if (mode !== 'write') return { size: found.offset, truncated: 0, damage: found }
+  if (found === null) return { size, truncated: 0, damage: null, formatVersion: version }
+  if (mode !== 'write') return { size: found.offset, truncated: 0, damage: found, formatVersion: version }
   // A torn tail (salvage and read never get here with corruption: write mode threw on it).
   if (!(await reader.allZero(found.offset, size))) {
     const cut = Buffer.alloc(found.bytes)
@@ -286,7 +295,7 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
   }
   await fh.truncate(found.offset)
   await fh.sync()
-  return { size: found.offset, truncated: found.bytes, damage: found }
+  return { size: found.offset, truncated: found.bytes, damage: found, formatVersion: version }
 }
 
 /** What `checkLog` found: the valid prefix and what follows it. */
@@ -388,6 +397,13 @@ export class LogFile {
     }
     try {
       const result = await replay(path, fh, sink, 'write')
+      if (result.formatVersion !== LOG_FORMAT_VERSION) {
+        // An older format read as is: mark the file with this format before anything is appended.
+        const version = Buffer.alloc(4)
+        version.writeUInt32LE(LOG_FORMAT_VERSION, 0)
+        await writeAll(fh, version, 8)
+        await fh.sync()
+      }
       return { log: new LogFile(dir, fh, result.size, fsync), replay: result }
     } catch (err) {
       await fh.close()

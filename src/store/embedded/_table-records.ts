@@ -2,7 +2,9 @@ import type { FingerprintRecord } from '../../types.js'
 import { EXPLICIT_LAYOUT, blockValue } from './_block-layout.js'
 import { toHex16 } from './_bytes.js'
 import { KEY_OUT, chainEnds } from './_key-index.js'
-import { ByteWriter, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_TITLE, F_URL, LAYERS, LOG_EXPLICIT_LAYOUT, entryBands } from './_codec.js'
+import {
+  ByteWriter, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_SUPERSEDES, F_TITLE, F_URL, LAYERS, LAYER_SUPERSEDES, LOG_EXPLICIT_LAYOUT, entryBands,
+} from './_codec.js'
 import { DISTANCE_SHIFT, FLAG_MASK, LAYER_SHIFT, LAYOUT_SHIFT, TableRows, VERSION_SHIFT } from './_table-rows.js'
 
 /** Key top bits of every row at one time (`Tables.keyTops`). */
@@ -75,6 +77,7 @@ export class TableRecords extends TableRows {
       indexedAt: this.time.get(row),
       seq: this.seqs.get(row),
     }
+    if ((flags & F_SUPERSEDES) !== 0) record.supersedes = a.toString('utf8', r.supersedesStart, r.supersedesStart + r.supersedesLen)
     if ((flags & F_SKETCH) !== 0) record.sketch = (flags & F_SKETCH_HEX) !== 0 ? hexSketch(a, r.sketchStart, r.sketchLen) : a.toString('utf8', r.sketchStart, r.sketchStart + r.sketchLen)
     const bands = log ? entryBands(a, v) : this.bands.terms(row, this.walked, 3)
     if (bands !== undefined) record.bands = bands
@@ -147,8 +150,8 @@ export class TableRecords extends TableRows {
     const flags = m & FLAG_MASK
     const layout = (m >>> LAYOUT_SHIFT) & 63
     w.u8(ENTRY_PUT)
-    w.u8(flags)
-    w.u8((m >>> LAYER_SHIFT) & 7)
+    w.u8(flags & 255)
+    w.u8(((m >>> LAYER_SHIFT) & 7) | ((flags & F_SUPERSEDES) !== 0 ? LAYER_SUPERSEDES : 0))
     w.u8((m >>> DISTANCE_SHIFT) & 127)
     w.u32(this.hi.get(row))
     w.u32(this.lo.get(row))

@@ -17,11 +17,11 @@ import type { VersionRegistry } from './_versions.js'
  */
 
 /**
- * Row meta (one write-once uint32 per row): record flags in bits 0–7, layer code in 9–11,
+ * Row meta (one write-once uint32 per row): record flags in bits 0–8, layer code in 9–11,
  * distance in 12–18, layout id in 19–24, version id in 25–31. Liveness is a separate bit
  * column, so meta never changes after the put and dictionary-codes to about a byte a row.
  */
-export const FLAG_MASK = 255
+export const FLAG_MASK = 511
 export const LAYER_SHIFT = 9
 export const DISTANCE_SHIFT = 12
 export const LAYOUT_SHIFT = 19

@@ -138,6 +138,14 @@ export class Tables extends TableRecords {
     }
   }
 
+  /** Every live row whose URL hash is (hi, lo), in no particular order (the whole chain is walked). */
+  urlRows(hi: number, lo: number, out: number[]): void {
+    const index = this.urls
+    for (let row = index.wide ? index.seek(hi, lo) : index.seek(0, foldKey(hi, lo)); row >= 0; row = index.next(row)) {
+      if (this.alive.has(row) && (this.meta.get(row) & F_URL) !== 0 && index.matches(row) && (index.wide || this.entryKeyIs(row, 1, hi, lo))) out.push(row)
+    }
+  }
+
   /** Whether `row`'s entry (read back from the log) has key `k` equal to (hi, lo): a fold match is not enough. */
   private entryKeyIs(row: number, k: number, hi: number, lo: number): boolean {
     this.locate(row)

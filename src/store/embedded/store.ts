@@ -10,7 +10,8 @@ import { acquireLock, type DirLock } from '../_lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { EntryError, Tables, type CandidateLimits, type TableBytes } from './_tables.js'
-import { MAX_SEQ, checkQuery, recordProblem } from '../_validate.js'
+import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../_validate.js'
+import { hexHi, hexLo } from './_bytes.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
 
 export type { TableBytes } from './_tables.js'
@@ -411,6 +412,19 @@ export class MemoryStore implements FingerprintStore {
       if (row >= 0) out.set(id, this.tables.record(row))
     }
     return out
+  }
+
+  async byUrl(urlHashes: readonly string[], limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[][]> {
+    this.checkOpen()
+    checkUrlQuery(urlHashes, limit)
+    const tables = this.tables
+    return urlHashes.map((hash) => {
+      const rows: number[] = []
+      tables.urlRows(hexHi(hash), hexLo(hash), rows)
+      // Rows are in write order; a re-put record keeps its first number, so sort by it.
+      const records = [...tables.records(rows).values()].sort(newestFirst)
+      return records.slice(0, limit)
+    })
   }
 
   async members(clusterId: string, limit = DEFAULT_MEMBERS_LIMIT): Promise<FingerprintRecord[]> {

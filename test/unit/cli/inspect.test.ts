@@ -1,9 +1,10 @@
 import { describe, expect, test, beforeAll } from 'vitest'
-import { mkdtempSync, copyFileSync } from 'node:fs'
+import { mkdtempSync, copyFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
 import { fakeIO } from '../../helpers/cli.js'
+import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
 let dir: string
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('inspection commands on the embedded store', () => {
     expect(await run(['cluster', 'nope', '--store', 'st'], missing.io)).toBe(2)
   })
   test('explain: the layer and rule that apply, or why not', async () => {
-    expect(await json(['explain', 'net-001', 'net-002-ad'])).toMatchObject({ duplicate: true, layer: 'simhash', rule: 'minhash', sameCluster: true })
+    expect(await json(['explain', 'net-001', 'net-002-ad'])).toMatchObject({ duplicate: true, layer: 'simhash', rule: 'minhash', sameCluster: true, versions: null })
     const no = await json(['explain', 'short-1', 'short-2']) // "version 1.2 released" vs "1.3"
     expect(no).toMatchObject({ duplicate: false, sameContent: false })
     expect((no.reasons as string[]).join(' ')).toMatch(/short/)
@@ -50,5 +51,46 @@ describe('inspection commands on the embedded store', () => {
   })
   test('reconcile on a consistent store changes nothing', async () => {
     expect(await json(['reconcile'])).toMatchObject({ pairs: 0, mergedClusters: 0, updated: 0 })
+  })
+})
+
+describe('inspection commands show URL versions', () => {
+  let vdir: string
+  const PAGE = 'https://news.example.com/lib'
+  beforeAll(async () => {
+    vdir = mkdtempSync(join(tmpdir(), 'simdup-versions-'))
+    copyFileSync(new URL('../../../examples/news.jsonl', import.meta.url), join(vdir, 'news.jsonl'))
+    // Three crawls of one page: a text, another text, the first text again (a duplicate of v1 that supersedes v2).
+    const [a, b] = [ARTICLE_A, ARTICLE_B]
+    const lines = [{ id: 'v1', content: a, url: PAGE }, { id: 'v2', content: b, url: PAGE }, { id: 'v3', content: a, url: `${PAGE}?utm_source=x` }]
+    writeFileSync(join(vdir, 'v.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+    expect(await run(['index', 'v.jsonl', '--out', 'd.jsonl', '--store', 'st', '--quiet'], fakeIO(vdir).io)).toBe(0)
+  })
+  const vjson = async (args: string[]) => {
+    const f = fakeIO(vdir)
+    expect(await run([...args, '--store', 'st', '--json'], f.io), f.stderr()).toBe(0)
+    return JSON.parse(f.stdout()) as Record<string, unknown>
+  }
+
+  test('cluster: which member supersedes which, which is newest, and the versions of the URL', async () => {
+    const r = (await vjson(['cluster', 'v1'])) as { members: { id: string; supersedes: string | null; newestVersion: string | null }[]; versions: unknown[] }
+    expect(r.members.map((m) => [m.id, m.supersedes, m.newestVersion])).toEqual([['v1', null, 'v3'], ['v3', 'v2', 'v3']])
+    expect(r.versions).toEqual([
+      { id: 'v3', newest: true, supersedes: 'v2', clusterId: 'v1', duplicateOf: 'v1' },
+      { id: 'v2', newest: false, supersedes: 'v1', clusterId: 'v2', duplicateOf: null },
+      { id: 'v1', newest: false, supersedes: null, clusterId: 'v1', duplicateOf: null },
+    ])
+    const f = fakeIO(vdir)
+    expect(await run(['cluster', 'v2', '--store', 'st'], f.io)).toBe(0)
+    expect(f.stdout()).toMatch(/v2 +d= 0 first +supersedes v1 +\(older version; newest v3\)/)
+    expect(f.stdout()).toMatch(/versions of v2's URL, newest first:\n +newest v3 +supersedes v2 +\(cluster v1\)\n +v2 +supersedes v1\n +v1 +first +\(cluster v1\)/)
+  })
+
+  test('explain: for two documents of one URL, whether the later supersedes the earlier, and the newest', async () => {
+    expect(await vjson(['explain', 'v2', 'v1'])).toMatchObject({ duplicate: false, versions: { later: 'v2', supersedes: 'v1', newest: 'v3' } })
+    expect(await vjson(['explain', 'v1', 'v3'])).toMatchObject({ duplicate: true, layer: 'url', versions: { later: 'v3', supersedes: 'v2', newest: 'v3' } })
+    const f = fakeIO(vdir)
+    expect(await run(['explain', 'v1', 'v2', '--store', 'st'], f.io)).toBe(0)
+    expect(f.stdout()).toMatch(/versions +v2 supersedes v1 \(a new version\); newest of the URL: v3/)
   })
 })

@@ -81,14 +81,20 @@ describe('reconcile repairs forward pointers', () => {
       if (later !== undefined) damaged.push({ ...r, duplicateOf: later.id, clusterId: later.id, distance: later.distance, layer: later.layer })
     }
     expect(damaged.length).toBeGreaterThan(0)
-    await store.put(damaged)
+    // And no version links, as a store written before simdup stored them.
+    const linked = all.filter((r) => r.supersedes !== undefined).length
+    expect(linked).toBeGreaterThan(0)
+    const unlinked = new Map(all.map(({ supersedes: _, ...r }) => [r.id, r as FingerprintRecord]))
+    for (const r of damaged) unlinked.set(r.id, (({ supersedes: _, ...x }) => x)(r))
+    await store.put([...unlinked.values()])
     expect(await storedDecisions(store)).not.toEqual(clean.stored)
 
     const result = await reconcile(dedup)
     expect(await storedDecisions(store)).toEqual(clean.stored)
     expect(result.forwardPointers).toBe(damaged.length)
+    expect(result.versions).toBe(linked)
     await expectConsistent(store)
-    expect(await reconcile(dedup)).toMatchObject({ pairs: 0, forwardPointers: 0, mergedClusters: 0, updated: 0 })
+    expect(await reconcile(dedup)).toMatchObject({ pairs: 0, forwardPointers: 0, mergedClusters: 0, versions: 0, updated: 0 })
   })
 })
 

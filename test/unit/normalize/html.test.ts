@@ -49,7 +49,10 @@ describe('htmlToText', () => {
     ['table cells are spaced', '<table><tr><td>甲</td><td>乙</td></tr><tr><td>丙</td></tr></table>', '甲 乙\n丙'], // A B / C
     ['source line breaks are spaces outside pre', '<p>one\ntwo</p><pre>a\nb</pre>', 'one two\na\nb'],
     ['drops noscript, template, svg, iframe', '<noscript>开启JS</noscript><template>t</template><svg><text>s</text></svg><iframe>f</iframe><p>正文</p>', '正文'], // enable JS / body
-    ['drops hidden elements', '<p hidden>隐藏</p><p>显示</p>', '显示'], // hidden / shown
+    // Regression: `hidden` content is text (a tab, LibreOffice help's per-application variants, where
+    // most pages keep their body); it was dropped, and a page kept only its first paragraph.
+    ['keeps hidden elements', '<p hidden>隐藏</p><p>显示</p>', '隐藏\n显示'], // hidden / shown
+    ['drops aria-hidden decoration', '<span aria-hidden="true">★</span><p>显示</p>', '显示'], // shown
     ['drops chrome by role', '<div role="navigation">导航</div><div role="contentinfo">页脚</div><p>正文</p>', '正文'], // navigation / footer / body
     ['drops chrome by class words', '<div class="main-nav">a</div><div class="footer-links">b</div><div class="ad">c</div><div class="related-posts">d</div><div class="cookie-banner">e</div><p>正文</p>', '正文'],
     ['drops chrome by camelCase id', '<div id="sideBar">侧栏</div><p>正文</p>', '正文'], // sidebar / body

@@ -53,6 +53,9 @@ describe('normalizeText: table', () => {
     ['overstrike bold and underline', 'N\bNA\bAM\bME\bE _\bf_\bi_\bl_\be', 'name file'],
     ['overstrike of a CJK character', '名\b名称\b称', '名称'], // name
     ['backspace at start', '\bab', 'ab'],
+    // Regression (a property seed): a backspace after a line break erased the break, and a
+    // combining mark on the next line then fused onto the word before it.
+    ['backspace at a line start keeps the line break', 'a\n\bb', 'a\nb'],
     ['NFKC: ligature, circled digit, black-letter capital', 'ﬁle ① ℌ', 'file 1 h'],
     ['NFKC: half-width katakana', 'ｶﾀｶﾅ', 'カタカナ'],
     // U+F900 folds to 豈, which is Traditional-only and so then simplifies to 岂.
