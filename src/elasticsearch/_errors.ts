@@ -143,6 +143,11 @@ class PartialAnswerError extends Error {
   }
 }
 
+/** A sub-search (of an _msearch) that failed with 503 because shards had no live copy: waited for like a partial answer. */
+export function shardsUnavailable(error: unknown): Error {
+  return new PartialAnswerError('a search found shards without a live copy', error, error)
+}
+
 /** True when `err` (or its cause) is a partial answer refused by wholeAnswer. */
 export function isPartialAnswer(err: unknown): boolean {
   return err instanceof PartialAnswerError || (err instanceof Error && err.cause instanceof PartialAnswerError)
