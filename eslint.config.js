@@ -14,6 +14,27 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI is a shell over the public API: it imports the library only through src/index.ts and
+    // src/elasticsearch/index.ts (that one as types, or from a lazily loaded command), never internals.
+    files: ['src/cli/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['../*', '!../index.js', '!../elasticsearch', '../elasticsearch/*', '!../elasticsearch/index.js'], message: 'The CLI imports the library through ../index.js (the public API) only.' },
+          { group: ['../elasticsearch/index.js'], allowTypeImports: true, message: 'Load simdup/elasticsearch lazily (await import) so that commands without --es never load the client.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/cli/commands/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../../*', '!../../index.js', '!../../elasticsearch', '../../elasticsearch/*', '!../../elasticsearch/index.js'], message: 'The CLI imports the library through ../../index.js and ../../elasticsearch/index.js (the public entry points) only.' }],
+      }],
+    },
+  },
+  {
     // Tests outside test/corpus run offline on any OS: they never load (or build) the Debian corpus.
     files: ['test/**/*.ts'],
     ignores: ['test/corpus/**', 'test/bench/**'],

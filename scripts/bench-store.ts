@@ -22,6 +22,7 @@ import { fingerprintBlocks } from '../src/fingerprint/blocks.js'
 import { hamming } from '../src/fingerprint/hamming.js'
 import { openMemoryStore } from '../src/store/embedded/store.js'
 import type { CandidateQuery, Fingerprint, FingerprintRecord } from '../src/types.js'
+import { xorshift32 } from './eval/prng.js'
 
 const { values } = parseArgs({
   options: {
@@ -56,13 +57,7 @@ if (gc === undefined) {
 }
 
 // xorshift32: fast, deterministic, good enough for synthetic hashes.
-let seed = 0x9e3779b9
-function rand32(): number {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return seed >>> 0
-}
+const rand32 = xorshift32(0x9e3779b9)
 const hex8 = (): string => rand32().toString(16).padStart(8, '0')
 const hex16 = (): string => hex8() + hex8()
 const chance = (p: number): boolean => rand32() / 2 ** 32 < p

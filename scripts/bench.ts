@@ -11,11 +11,11 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { loadCorpus } from './corpus/load.js'
 import { containsTraditional } from '../src/normalize/_char-class.js'
-import {
-  DEFAULT_WEIGHTING_OPTIONS, createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, createPreparePool, defaultIdf, defaultStopWords,
-  normalizeContent, openMemoryStore, parseJsonLine, runBatches, simhash, tryCreateNodeRsSegmenter, weightTerms,
-  type AnalyzerOptions, type FingerprintStore, type JsonlLine, type PreparePool, type Segmenter,
-} from '../src/index.js'
+import { createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, openMemoryStore, parseJsonLine, tryCreateNodeRsSegmenter, type AnalyzerOptions, type FingerprintStore, type JsonlLine, type Segmenter } from '../src/index.js'
+import { DEFAULT_WEIGHTING_OPTIONS, defaultIdf, defaultStopWords, simhash, weightTerms } from '../src/fingerprint/index.js'
+import { createPreparePool, runBatches } from '../src/engine/index.js'
+import { normalizeContent } from '../src/normalize/index.js'
+import { type PreparePool } from '../src/engine/prepare-pool.js'
 import { RunMemo } from '../src/fingerprint/_run-memo.js'
 import { TermTable } from '../src/fingerprint/_term-table.js'
 import { buildRealHtmlDataset } from './eval/real-html.js'

@@ -1,19 +1,30 @@
 /**
- * The one error class simdup throws. `code` is a closed set so callers can branch on it.
+ * The one error class simdup throws. `code` is a closed set, by cause, so callers can branch on it
+ * (the CLI's exit code follows it: docs/CLI.md, "Exit codes").
  *
  * @example
- * try { resolveDeduplicatorOptions({ maxDistance: 9 }) }
- * catch (err) { if (err instanceof DedupError && err.code === 'INVALID_OPTION') … }
+ * try { await openMemoryStore({ dir }) }
+ * catch (err) { if (err instanceof DedupError && err.code === 'CONFLICT') … } // another process holds it
  */
 export type DedupErrorCode =
+  /** An option or argument is out of its range, of the wrong type, or contradicts another. */
   | 'INVALID_OPTION'
+  /** The input as a whole cannot be used (a source index without `_source`, documents that cannot be addressed). */
+  | 'INVALID_INPUT'
+  /** One document or record is malformed (reported per document, e.g. in `PutResult.failed`). */
   | 'INVALID_DOCUMENT'
-  | 'INVALID_JSONL'
-  | 'STORE_UNAVAILABLE'
-  | 'STORE_REQUEST_FAILED'
-  | 'STORE_CORRUPT'
-  | 'SNAPSHOT_VERSION'
+  /** The target is held or taken: a store or checkpoint locked by another process, a checkpoint of another job, an index or directory that exists with other content. */
+  | 'CONFLICT'
+  /** What was named does not exist (a store directory or index opened read-only, a reindex source). */
   | 'NOT_FOUND'
+  /** The store cannot be reached or written (node down, disk failure, a closed store). Worth retrying later. */
+  | 'STORE_UNAVAILABLE'
+  /** The store answered with an error (Elasticsearch refused a request or a document). */
+  | 'STORE_REQUEST_FAILED'
+  /** Stored data cannot be read back (a damaged log, an invalid stored record or checkpoint). */
+  | 'STORE_CORRUPT'
+  /** Version mismatch: the store, its log or its records were written by another simdup version or fingerprint version. */
+  | 'SNAPSHOT_VERSION'
 
 export class DedupError extends Error {
   override name = 'DedupError'
@@ -22,6 +33,17 @@ export class DedupError extends Error {
     super(message, opts)
     this.code = code
   }
+}
+
+/** Every code once (the compiler checks the list is complete). */
+const CODES: Readonly<Record<DedupErrorCode, true>> = {
+  INVALID_OPTION: true, INVALID_INPUT: true, INVALID_DOCUMENT: true, CONFLICT: true, NOT_FOUND: true,
+  STORE_UNAVAILABLE: true, STORE_REQUEST_FAILED: true, STORE_CORRUPT: true, SNAPSHOT_VERSION: true,
+}
+
+/** Whether `value` is one of the DedupError codes (e.g. a code that crossed a thread as a string). */
+export function isDedupErrorCode(value: unknown): value is DedupErrorCode {
+  return typeof value === 'string' && Object.hasOwn(CODES, value)
 }
 
 /** Describes a value for an error message: `5` (number), `"x"` (string), undefined. */

@@ -25,6 +25,10 @@ import { similarityGroups } from './oracle.js'
 import type { LabelledRef } from './metrics.js'
 import type { EvalDoc } from './systems.js'
 import { Rng } from './prng.js'
+import { renderTerminal, terminalDrafts } from './terminal.js'
+import { attributionDrafts } from './attributions.js'
+import { normalizeContent } from '../../src/normalize/content.js'
+import { jaccard, shingleSet } from './oracle.js'
 
 /** A document of a kind's stream: what the system sees plus its labels. */
 export interface KindDoc extends EvalDoc, LabelledRef {
@@ -63,7 +67,7 @@ export function fortuneEntries(text: string): string[] {
   return text.split(/\n%\n/).map((e) => e.replace(/^\n+|\n+$/g, '')).filter((e) => e.trim() !== '' && e.trim() !== '%')
 }
 
-function loadFortunes(log: (s: string) => void): Map<string, string[]> | null {
+export function loadFortunes(log: (s: string) => void): Map<string, string[]> | null {
   const root = ensurePackageRoot('fortunes-zh', log)
   if (root === null) return null
   const dir = join(root, 'usr/share/games/fortunes')
@@ -239,6 +243,87 @@ function quotesKind(fortunes: Map<string, string[]>, rng: Rng): KindStream {
   return finish('quotes', drafts, [`${entries.length} short attributed quotes of fortunes-zh (6–80 characters); ${made} copies with the attribution rewritten; largest sources: ${top}`])
 }
 
+/** The first place two texts differ, with a little context on each side. */
+function firstDiff(a: string, b: string): { engine: string; oracle: string } {
+  let i = 0
+  while (i < a.length && i < b.length && a[i] === b[i]) i++
+  return { engine: a.slice(Math.max(0, i - 15), i + 25), oracle: b.slice(Math.max(0, i - 15), i + 25) }
+}
+
+/** Kind (c), real terminal output (terminal.ts): man pages, grep, full-screen, progress bars, ls. */
+function terminalKind(fortunes: Map<string, string[]>, rng: Rng, log: (s: string) => void): KindStream {
+  const all = [...(fortunes.get('chinese') ?? []), ...(fortunes.get('tang300') ?? []), ...(fortunes.get('song100') ?? [])]
+  const plain = [...new Set(all.map((e) => stripAnsi(e).trim()))].filter((t) => {
+    const n = t.replace(/\s/g, '').length
+    return n >= 6 && n <= 400 && !/[\u2500-\u257f]/.test(t)
+  })
+  const texts = rng.fork('texts').sample(plain, Math.min(500, plain.length))
+  const { drafts, groups } = terminalDrafts(texts, rng.fork('drafts'), log)
+  const keys = copyKeys(drafts, rng.fork('order'))
+  const strayed = drafts.filter((d, i) => d.source !== undefined && groups[i] !== groups[d.source]).length
+  const counts = new Map<string, number>()
+  for (const d of drafts) counts.set(d.label, (counts.get(d.label) ?? 0) + 1)
+  // What the engine's normaliser makes of each shape, against its plain source and the oracle's stripper.
+  const shapes = new Map<string, { n: number; same: number; j: number; leftover: number; example?: string }>()
+  drafts.forEach((d) => {
+    if (d.source === undefined) return
+    const got = normalizeContent(d.content)
+    const want = normalizeContent(drafts[d.source]!.content)
+    const viaOracle = normalizeContent(renderTerminal(d.content))
+    const row = shapes.get(d.label) ?? { n: 0, same: 0, j: 0, leftover: 0 }
+    row.n++
+    if (got === viaOracle) row.same++
+    else row.example ??= JSON.stringify(firstDiff(got, viaOracle))
+    row.j += jaccard(shingleSet(got, 5), shingleSet(want, 5))
+    // eslint-disable-next-line no-control-regex -- escape remnants: a CSI/OSC body without its ESC
+    if (/\[[0-9;]*m|\]8;;|\]0;|[\x00-\x08\x1b]/.test(got)) row.leftover++
+    shapes.set(d.label, row)
+  })
+  const shapeNotes = [...shapes].map(([label, r]) => `engine normaliser on ${label}: ${r.same}/${r.n} equal to the oracle stripper's text, 5-gram Jaccard with the plain source ${(r.j / r.n).toFixed(3)}, ${r.leftover} with escape remnants${r.example === undefined ? '' : `; e.g. ${r.example}`}`)
+  return finish('terminal', drafts.map((d, i) => ({
+    content: d.content, perturbation: d.label, key: keys[i]!, groupOf: groups[i]!, bucket: d.family,
+  })), [
+    `real terminal output: ${[...counts].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `oracle on the text with escapes removed by the eval's own stripper; ${strayed} copies the oracle does not find alike their source (labelled distinct)`,
+    ...shapeNotes,
+  ])
+}
+
+/** Sort keys: originals uniformly, each copy at a random place after its source. */
+function copyKeys(drafts: readonly { source?: number }[], rng: Rng): number[] {
+  const keys: number[] = drafts.map((d) => (d.source === undefined ? rng.next() : NaN))
+  drafts.forEach((d, i) => {
+    if (d.source !== undefined) keys[i] = keys[d.source]! + (1 - keys[d.source]!) * rng.next()
+  })
+  return keys
+}
+
+/** Kind (d), more attribution shapes (attributions.ts): poem couplets, Chinese and English quotes. */
+function attributionsKind(rng: Rng, log: (s: string) => void): KindStream {
+  const { drafts, groups, counts } = attributionDrafts(rng.fork('drafts'), log)
+  const keys = copyKeys(drafts, rng.fork('order'))
+  const styles = new Map<string, number>()
+  for (const d of drafts) if (d.source !== undefined) styles.set(d.note, (styles.get(d.note) ?? 0) + 1)
+  // Originals whose attribution an earlier original with a different quote already carries.
+  const attributionGroups = new Map<string, Set<number>>()
+  let siblings = 0
+  drafts.forEach((d, i) => {
+    if (d.source !== undefined) return
+    const line = d.content.replace(d.body, '').trim()
+    const seen = attributionGroups.get(line) ?? new Set<number>()
+    if (seen.size > 0 && !seen.has(groups[i]!)) siblings++
+    seen.add(groups[i]!)
+    attributionGroups.set(line, seen)
+  })
+  return finish('attributions', drafts.map((d, i) => ({
+    content: d.content, perturbation: d.label, key: keys[i]!, groupOf: groups[i]!, bucket: d.lang, note: d.note,
+  })), [
+    `real quotes: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `attribution layouts of the copies: ${[...styles].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `${siblings} originals share their exact attribution line with a different earlier quote (same poem / author / work)`,
+  ])
+}
+
 /**
  * The kinds' streams for a seed, or [] (with a notice) when fortunes-zh cannot be had.
  * @example buildKinds(corpus, 1, console.error).map((k) => k.name) // ['url', 'ansi', 'quotes']
@@ -250,5 +335,5 @@ export function buildKinds(corpus: readonly CorpusDoc[], seed: number, log: (s: 
     return []
   }
   const rng = new Rng(seed)
-  return [urlKind(corpus, fortunes), ansiKind(fortunes, rng.fork('ansi')), quotesKind(fortunes, rng.fork('quotes'))]
+  return [urlKind(corpus, fortunes), ansiKind(fortunes, rng.fork('ansi')), terminalKind(fortunes, rng.fork('terminal'), log), quotesKind(fortunes, rng.fork('quotes')), attributionsKind(rng.fork('attributions'), log)]
 }

@@ -63,6 +63,38 @@ export function jaccard(a: Float64Array | Int32Array, b: Float64Array | Int32Arr
   return common / (a.length + b.length - common)
 }
 
+/** How an extracted text covers a reference text, on character 5-gram sets. */
+export interface ExtractionOverlap {
+  /** Share of the reference's 5-grams the extraction keeps. */
+  coverage: number
+  /** Share of the extraction's 5-grams that are in the reference. */
+  purity: number
+  jaccard: number
+}
+
+/**
+ * Coverage, purity and Jaccard of an extraction against a reference (e.g. a page's main text).
+ * @example extractionOverlap('一二三四五六', '一二三四五') // → { coverage: 0.5, purity: 1, jaccard: 0.5 }
+ */
+export function extractionOverlap(reference: string, extracted: string): ExtractionOverlap {
+  const ref = shingleSet(reference, 5)
+  const ext = shingleSet(extracted, 5)
+  let common = 0
+  for (let i = 0, j = 0; i < ref.length && j < ext.length;) {
+    if (ref[i] === ext[j]) {
+      common++
+      i++
+      j++
+    } else if ((ref[i] as number) < (ext[j] as number)) i++
+    else j++
+  }
+  return {
+    coverage: ref.length === 0 ? 1 : common / ref.length,
+    purity: ext.length === 0 ? 0 : common / ext.length,
+    jaccard: jaccard(ref, ext),
+  }
+}
+
 /** Open-addressing hash table from 53-bit token hashes to a count (0 marks an empty slot). */
 class TokenTable {
   private readonly keys: Float64Array

@@ -28,6 +28,21 @@ export class Rng {
     for (let i = 0; i < 12; i++) this.next()
   }
 
+  /**
+   * A generator started from the sfc32 state (a, b, c, d) as given (then 12 draws dropped), not
+   * through splitmix: bench-stream's streams were generated from (golden ratio, π, e, seed).
+   * @example Rng.fromState(0x9e3779b9, 0x243f6a88, 0xb7e15162, 1).next()
+   */
+  static fromState(a: number, b: number, c: number, d: number): Rng {
+    const r = new Rng(d)
+    r.a = a >>> 0
+    r.b = b >>> 0
+    r.c = c >>> 0
+    r.d = d >>> 0
+    for (let i = 0; i < 12; i++) r.next()
+    return r
+  }
+
   /** Uniform float in [0, 1). */
   next(): number {
     const t = (((this.a + this.b) >>> 0) + this.d) >>> 0
@@ -80,5 +95,20 @@ export class Rng {
     let h = Math.imul(this.seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0
     for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193) >>> 0
     return new Rng(h)
+  }
+}
+
+/**
+ * xorshift32 (13, 17, 5): the cheapest deterministic 32-bit stream, for synthetic hashes in the
+ * store benchmarks. Not for anything whose statistics matter (use `Rng`).
+ * @example const next = xorshift32(0x9e3779b9); next() // an unsigned 32-bit integer
+ */
+export function xorshift32(seed: number): () => number {
+  let s = seed | 0
+  return () => {
+    s ^= s << 13
+    s ^= s >>> 17
+    s ^= s << 5
+    return s >>> 0
   }
 }

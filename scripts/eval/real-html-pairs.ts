@@ -13,7 +13,7 @@ import { createAnalyzer } from '../../src/index.js'
 import { hamming } from '../../src/fingerprint/hamming.js'
 import { minhashSimilarity } from '../../src/fingerprint/minhash.js'
 
-const ds = buildRealHtmlDataset({ seed: 1 })
+const ds = buildRealHtmlDataset({ seed: 1, sites: 'old' })
 const docs = toRealHtmlEvalDocs(ds.docs)
 const byId = new Map(ds.docs.map((d, i) => [d.id, { d, e: docs[i]!, idx: i }]))
 const sys = await createSimdupSystem()

@@ -10,7 +10,7 @@ import { computeMetrics } from './metrics.js'
 import { createSimdupSystem } from './simdup-system.js'
 import { htmlToText } from '../../src/normalize/html.js'
 import { normalizeText } from '../../src/normalize/text.js'
-const ds = buildRealHtmlDataset({ seed: 1 })
+const ds = buildRealHtmlDataset({ seed: 1, sites: 'old' })
 const host = (id: string) => (id.startsWith('rewrapped-into-debref') || id.startsWith('debref') ? 'debref' : 'lo')
 const texts = ds.docs.map((d) => normalizeText(htmlToText(d.html)))
 for (const minShare of [0, 0.01, 0.02, 0.05]) {

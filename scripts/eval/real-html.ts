@@ -14,26 +14,28 @@
  *   section inside a LibreOffice page's header, asides and footer). They are true duplicates of
  *   their source: only the chrome changed.
  *
+ * - the extra sites of real-html-sites.ts (Publican, DocBook, texinfo, Doxygen, Asciidoctor,
+ *   Sphinx, MkDocs), each with pages re-wrapped into a page of another site (`<site>-rewrapped`),
+ *   in the all-sites stream; the stream of the two sites above alone stays as it was for a seed.
+ *
  * Labels come from an oracle independent of simdup: the main text of each page is cut by the
  * site's known structure (LibreOffice's `#DisplayArea`, the Debian Reference section element),
  * read with the corpus extractor, and two pages are the same when their character 5-gram Jaccard
  * is ≥ 0.6 (exact all-pairs, oracle.ts). Natural near-duplicates between real pages (LibreOffice
  * repeats many pages per module) are labelled the same way.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, relative } from 'node:path'
-import { Parser } from 'htmlparser2'
 import { htmlToText, type HtmlTextOptions } from '../corpus/html.js'
 import { CORPUS_CACHE_DIR } from '../corpus/paths.js'
 import type { LabelledRef } from './metrics.js'
 import { similarityGroups } from './oracle.js'
 import { Rng } from './prng.js'
 import type { EvalDoc } from './systems.js'
+import { elementSpans, EXTRA_SITES, MIN_MAIN_CHARS, sitePages, walk, type SitePage } from './real-html-sites.js'
 
 /** Oracle settings of this kind: character 5-grams, Jaccard ≥ 0.6. */
 export const REAL_HTML_ORACLE = { k: 5, threshold: 0.6 } as const
-/** Pages whose main text is shorter than this carry too little to label. */
-const MIN_MAIN_CHARS = 30
 
 /** One page of the stream with its labels. */
 export interface RealHtmlDoc extends LabelledRef {
@@ -60,24 +62,16 @@ export interface RealHtmlOptions {
   debrefRewrapped?: number
   /** Root of the unpacked packages. @default .cache/corpus/pkgs */
   pkgsDir?: string
+  /** `'old'`: LibreOffice and Debian Reference only (the stream before the extra sites). @default 'all' */
+  sites?: 'old' | 'all'
+  /** Pages of each extra site re-wrapped into another site's chrome (at most a quarter of its pages). @default 20 */
+  extraRewrapped?: number
+  /** Notices (package downloads). */
+  log?: (s: string) => void
 }
 
 const LO_TEXT = (pkgs: string) => join(pkgs, 'libreoffice-help-zh-cn/usr/share/libreoffice/help/zh-CN/text')
 const DEBREF_DIR = (pkgs: string) => join(pkgs, 'debian-reference-zh-cn/usr/share/debian-reference')
-
-function walk(dir: string, accept: (p: string) => boolean): string[] {
-  const out: string[] = []
-  const visit = (d: string): void => {
-    for (const e of readdirSync(d).sort()) {
-      const p = join(d, e)
-      const st = lstatSync(p)
-      if (st.isDirectory()) visit(p)
-      else if (st.isFile() && accept(p)) out.push(p)
-    }
-  }
-  visit(dir)
-  return out
-}
 
 const joinSections = (t: ReturnType<typeof htmlToText>): string =>
   t.sections.map((s) => (s.heading !== '' ? `${s.heading}\n${s.text}` : s.text)).join('\n').trim()
@@ -93,48 +87,7 @@ const DEBREF_READ: HtmlTextOptions = {
   skip: (name, a) => name === 'div' && /^(navheader|navfooter|toc|list-of-tables|list-of-figures)$/.test(a.class ?? ''),
 }
 
-/** Character span `[start, end)` of an element in the source. */
-interface Span {
-  start: number
-  end: number
-}
-
-/**
- * Spans of the elements `match` selects, outermost only, and of their inner HTML.
- * @example elementSpans('<div id="x">a</div>', (n, a) => a.id === 'x') // → [{ outer: {start:0,end:18}, inner: {start:12,end:13} }]
- */
-function elementSpans(html: string, match: (name: string, attribs: Record<string, string>, depth: number) => boolean): { outer: Span; inner: Span }[] {
-  const out: { outer: Span; inner: Span }[] = []
-  const stack: { name: string; hit: boolean; start: number; innerStart: number }[] = []
-  let inside = 0
-  const parser = new Parser({
-    onopentag(name, attribs) {
-      const hit = inside === 0 && match(name, attribs, stack.length)
-      if (hit) inside++
-      stack.push({ name, hit, start: parser.startIndex, innerStart: parser.endIndex + 1 })
-    },
-    onclosetag(name) {
-      const top = stack.pop()
-      if (top === undefined || top.name !== name) return
-      if (!top.hit) return
-      inside--
-      out.push({ outer: { start: top.start, end: parser.endIndex + 1 }, inner: { start: top.innerStart, end: parser.startIndex } })
-    },
-  }, { decodeEntities: true, lowerCaseTags: true, recognizeSelfClosing: true })
-  parser.write(html)
-  parser.end()
-  return out
-}
-
-interface Source {
-  id: string
-  url: string
-  html: string
-  main: string
-  label: 'lo-page' | 'debref-section'
-  /** HTML of the main part, to move into other chrome. */
-  mainHtml: string
-}
+type Source = Omit<SitePage, 'wrap'>
 
 function loPages(pkgs: string): Source[] {
   const base = LO_TEXT(pkgs)
@@ -220,21 +173,23 @@ function debrefPages(chapters: readonly Chapter[]): Source[] {
   return out
 }
 
-/**
- * Builds the kind-(a) stream: real pages in a seeded shuffle, each re-wrapped copy right after a
- * random later position than its source; labels by the oracle on main text.
- * @example const { docs } = buildRealHtmlDataset({ seed: 1 }); docs[0].html.startsWith('<')
- */
-export function buildRealHtmlDataset(options: RealHtmlOptions): RealHtmlDataset {
-  const pkgs = options.pkgsDir ?? join(CORPUS_CACHE_DIR, 'pkgs')
-  const rng = new Rng(options.seed).fork('real-html')
+interface Item {
+  id: string
+  url: string
+  html: string
+  main: string
+  label: string
+  after?: string
+}
+
+/** The LibreOffice and Debian Reference part, the same for a seed as before the extra sites came. */
+function oldItems(options: RealHtmlOptions, pkgs: string, rng: Rng): { items: Item[]; hosts: SitePage[] } {
   const lo = loPages(pkgs)
   const chapters = debrefChapters(pkgs)
   const debref = debrefPages(chapters)
   if (lo.length === 0 || debref.length === 0) {
     throw new Error(`real-html: needs the unpacked libreoffice-help-zh-cn and debian-reference-zh-cn under ${pkgs} (npm run corpus)`)
   }
-  interface Item { id: string; url: string; html: string; main: string; label: string; after?: string }
   const items: Item[] = [...lo, ...debref].map((s) => ({ id: s.id, url: s.url, html: s.html, main: s.main, label: s.label }))
 
   // LibreOffice pages in a Debian Reference chunk's chrome (its navheader, title page, TOC, navfooter).
@@ -250,20 +205,70 @@ export function buildRealHtmlDataset(options: RealHtmlOptions): RealHtmlDataset 
     })
   }
   // Debian Reference sections in a LibreOffice page's chrome (its DisplayArea's content replaced).
+  const loWrap = (host: Source) => {
+    const span = elementSpans(host.html, (n, a) => n === 'div' && a.id === 'DisplayArea')[0]!
+    return (x: string): string => host.html.slice(0, span.inner.start) + x + host.html.slice(span.inner.end)
+  }
   for (const src of rng.sample(debref, Math.min(options.debrefRewrapped ?? 30, debref.length))) {
     const host = rng.pick(lo)
-    const span = elementSpans(host.html, (n, a) => n === 'div' && a.id === 'DisplayArea')[0]!
     items.push({
       id: `rewrapped-into-lo/${src.id}`,
       url: `${host.url.replace(/\.html$/, '')}-${src.id.replace(/\//g, '-')}.html`,
-      html: host.html.slice(0, span.inner.start) + src.mainHtml + host.html.slice(span.inner.end),
+      html: loWrap(host)(src.mainHtml),
       main: src.main,
       label: 'rewrapped-into-lo',
       after: src.id,
     })
   }
+  // As hosts for the extra sites' copies (drawn from their own generator).
+  const chapterOf = new Map(chapters.map((c) => [c.name, c]))
+  const hosts: SitePage[] = [
+    ...lo.map((s) => ({ ...s, wrap: loWrap(s) })),
+    ...debref.map((s) => {
+      const ch = chapterOf.get(s.id.split('/')[1]!)!
+      return { ...s, wrap: (x: string) => `${ch.prefix}<div class="section">${x}</div>${ch.suffix}` }
+    }),
+  ]
+  return { items, hosts }
+}
 
-  // Originals shuffled; each copy inserted at a random place after its source.
+/** Site of a host page: the label without `-section`/`-page`. */
+const siteOf = (p: SitePage): string => p.label.replace(/-(page|section)$/, '')
+
+/**
+ * The extra sites' pages (real-html-sites.ts) and their re-wrapped copies: `rewrapped` pages of each
+ * site moved into the chrome of a page of another site (any of all sites).
+ */
+function extraItems(rng: Rng, oldHosts: readonly SitePage[], rewrapped: number, log: (s: string) => void): Item[] {
+  const sites: SitePage[][] = []
+  for (const spec of EXTRA_SITES) {
+    const pages = sitePages(spec, rng.fork(spec.name), log)
+    if (pages !== null && pages.length > 0) sites.push(pages)
+  }
+  const items: Item[] = sites.flat().map((s) => ({ id: s.id, url: s.url, html: s.html, main: s.main, label: s.label }))
+  const hostsBySite = new Map<string, SitePage[]>()
+  for (const h of [...oldHosts, ...sites.flat()]) hostsBySite.set(siteOf(h), [...(hostsBySite.get(siteOf(h)) ?? []), h])
+  for (const pages of sites) {
+    const site = siteOf(pages[0]!)
+    const others = [...hostsBySite.keys()].filter((k) => k !== site)
+    for (const src of rng.sample(pages, Math.min(rewrapped, Math.ceil(pages.length / 4)))) {
+      const hostSite = rng.pick(others)
+      const host = rng.pick(hostsBySite.get(hostSite)!)
+      items.push({
+        id: `rewrapped-into-${hostSite}/${src.id}`,
+        url: `${host.url.replace(/\.html$/, '')}-${src.id.replace(/\//g, '-')}.html`,
+        html: host.wrap(src.mainHtml),
+        main: src.main,
+        label: `${site}-rewrapped`,
+        after: src.id,
+      })
+    }
+  }
+  return items
+}
+
+/** Originals shuffled; each copy inserted at a random place after its source; oracle groups. */
+function assemble(items: readonly Item[], rng: Rng): RealHtmlDataset {
   const originals = rng.shuffle(items.filter((x) => x.after === undefined))
   const order: Item[] = [...originals]
   for (const copy of items.filter((x) => x.after !== undefined)) {
@@ -285,6 +290,32 @@ export function buildRealHtmlDataset(options: RealHtmlOptions): RealHtmlDataset 
       url: x.url,
     })),
   }
+}
+
+/**
+ * Builds the kind-(a) stream: real pages in a seeded shuffle, each re-wrapped copy right after a
+ * random later position than its source; labels by the oracle on main text. `sites: 'old'` gives
+ * the LibreOffice + Debian Reference stream alone, the same for a seed as before the extra sites.
+ * @example const { docs } = buildRealHtmlDataset({ seed: 1 }); docs[0].html.startsWith('<')
+ */
+export function buildRealHtmlDataset(options: RealHtmlOptions): RealHtmlDataset {
+  const both = buildRealHtmlDatasets({ ...options, oldOnly: options.sites === 'old' })
+  return options.sites === 'old' ? both.old : both.all!
+}
+
+/**
+ * Both streams of kind (a) from one reading of the pages: `old` (LibreOffice + Debian Reference,
+ * the figures before the extra sites) and `all` (with the extra sites of real-html-sites.ts).
+ */
+export function buildRealHtmlDatasets(options: RealHtmlOptions & { oldOnly?: boolean }): { old: RealHtmlDataset; all?: RealHtmlDataset } {
+  const pkgs = options.pkgsDir ?? join(CORPUS_CACHE_DIR, 'pkgs')
+  const rng = new Rng(options.seed).fork('real-html')
+  const old = oldItems(options, pkgs, rng)
+  const oldDs = assemble(old.items, rng)
+  if (options.oldOnly === true) return { old: oldDs }
+  const extraRng = new Rng(options.seed).fork('real-html-sites')
+  const extra = extraItems(extraRng, old.hosts, options.extraRewrapped ?? 20, options.log ?? (() => {}))
+  return { old: oldDs, all: assemble([...old.items, ...extra], extraRng.fork('order')) }
 }
 
 /** The stream as the systems see it: raw HTML, no labels, no URL (the url layer is another kind). */

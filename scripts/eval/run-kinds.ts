@@ -3,9 +3,9 @@
  * the overall figures of the main stream and the kinds together (TP/FP/FN summed).
  */
 import type { CorpusDoc } from '../corpus/types.js'
-import { buildKinds } from './kinds.js'
+import { buildKinds, type KindDoc } from './kinds.js'
 import { computeMetrics, type EvalMetrics } from './metrics.js'
-import type { EvalSystem } from './systems.js'
+import type { EvalDecision, EvalSystem } from './systems.js'
 
 /** One kind's result. */
 export interface KindResult {
@@ -16,6 +16,24 @@ export interface KindResult {
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
+
+/** Recall of the true duplicates per `note` (how a copy was made), when copies carry one. */
+function recallByNote(docs: readonly KindDoc[], decisions: readonly EvalDecision[]): [string, { count: number; tp: number }][] {
+  const seen = new Set<string>()
+  const group = new Map(docs.map((d) => [d.id, d.group]))
+  const out = new Map<string, { count: number; tp: number }>()
+  docs.forEach((d, i) => {
+    const dup = seen.has(d.group)
+    seen.add(d.group)
+    if (!dup || d.note === undefined || d.note === 'shipped') return
+    const row = out.get(d.note) ?? { count: 0, tp: 0 }
+    row.count++
+    const of = decisions[i]?.duplicateOf
+    if (of !== null && of !== undefined && group.get(of) === d.group) row.tp++
+    out.set(d.note, row)
+  })
+  return [...out].sort(([a], [b]) => a.localeCompare(b))
+}
 
 /**
  * @param others the same system's metrics on the other streams (main, real-html), for the overall line
@@ -49,7 +67,10 @@ export async function runKinds(
       console.log(`  FP ${row.label.padEnd(24)} ${String(row.fp).padStart(5)} of ${row.docs} docs (distinct ${row.distinct}, wrong-group ${row.wrongGroup})`)
       for (const e of row.examples) console.log(`      ${e.id} ${JSON.stringify(e.text)}\n        → ${e.duplicateOf} ${JSON.stringify(e.otherText)}`)
     }
+    for (const [note, r] of recallByNote(k.docs, decisions)) console.log(`  recall by layout ${note.padEnd(16)} ${pct(r.tp / r.count).padStart(6)}  (${r.tp}/${r.count})`)
     for (const e of m.missExamples) console.log(`  missed ${e.label.padEnd(22)} ${e.id} ${JSON.stringify(e.text)}`)
+    const rejected = decisions.filter((x) => x.rejected === true).length
+    if (rejected > 0) console.log(`  rejected by the system: ${rejected} documents`)
     if (supersedes.of > 0 || supersedes.wrong > 0) console.log(`  supersedes: ${supersedes.right} of ${supersedes.of} new versions name their earlier version; ${supersedes.wrong} set across different URLs`)
   }
   if (results.length > 0) {

@@ -157,13 +157,15 @@ async function main(): Promise<void> {
   }
   printComparison(results)
   // Kind (a): raw HTML pages with real site chrome, a stream of its own (real-html.ts).
-  const realHtml = values.kinds === 'none' ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed })
+  const realHtml = values.kinds === 'none' ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed, log })
   // Kinds (b)–(d) (issue 15): simdup only, each its own stream; overall = main + every kind.
   if (values.kinds !== 'none' && values.system !== 'baseline') {
     const streams = [
       ...results.filter((r) => r.name === 'simdup').map((r) => ({ name: 'main', metrics: r.metrics })),
-      ...realHtml.filter((r) => r.name === 'simdup').map((r) => ({ name: 'real-html', metrics: r.metrics })),
+      ...realHtml.filter((r) => r.name === 'simdup' && r.stream === 'all-sites').map((r) => ({ name: 'real-html', metrics: r.metrics })),
     ]
+    const oldSites = realHtml.find((r) => r.name === 'simdup' && r.stream === 'old-sites')
+    if (oldSites !== undefined) console.log(`\nkind (a) on the old sites only (LibreOffice help + Debian Reference, as before the extra sites): P ${pct(oldSites.metrics.precision)}  R ${pct(oldSites.metrics.recall)}`)
     await runKinds(corpus, seed, async () => (await loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance }))!, log, streams)
   }
 

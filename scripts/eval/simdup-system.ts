@@ -17,7 +17,7 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
       const out = []
       for (let i = 0; i < docs.length; i += 500) {
         const decisions = await dedup.add(docs.slice(i, i + 500).map((d) => ({ id: d.id, content: d.content, ...(d.title === undefined ? {} : { title: d.title }), ...(d.url === undefined ? {} : { url: d.url }) })))
-        for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '', ...(x.supersedes === undefined ? {} : { supersedes: x.supersedes }) })
+        for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '', ...(x.supersedes === undefined ? {} : { supersedes: x.supersedes }), ...(x.status === 'rejected' ? { rejected: true } : {}) })
       }
       await store.close()
       return out

@@ -22,6 +22,8 @@ export interface EvalDecision {
   clusterId: string
   /** A new version of this earlier document's URL (systems that tell versions apart). */
   supersedes?: string
+  /** The system refused the document (e.g. judged it binary): it is in no cluster. */
+  rejected?: boolean
 }
 
 /**

@@ -17,7 +17,7 @@ import { Readability } from '@mozilla/readability'
 import { Defuddle } from 'defuddle/node'
 import { parseHTML } from 'linkedom'
 import { htmlToText } from '../../src/normalize/html.js'
-import { jaccard, shingleSet } from '../eval/oracle.js'
+import { extractionOverlap, type ExtractionOverlap } from '../eval/oracle.js'
 import { Rng } from '../eval/prng.js'
 import { buildRealHtmlDataset, type RealHtmlDoc } from '../eval/real-html.js'
 
@@ -40,32 +40,8 @@ const EXTRACTORS: Record<string, Extractor> = {
   },
 }
 
-interface Score {
-  coverage: number
-  purity: number
-  jaccard: number
-}
-
-function score(reference: string, extracted: string): Score {
-  const ref = shingleSet(reference, 5)
-  const ext = shingleSet(extracted, 5)
-  let common = 0
-  let i = 0
-  let j = 0
-  while (i < ref.length && j < ext.length) {
-    if (ref[i] === ext[j]) {
-      common++
-      i++
-      j++
-    } else if ((ref[i] as number) < (ext[j] as number)) i++
-    else j++
-  }
-  return {
-    coverage: ref.length === 0 ? 1 : common / ref.length,
-    purity: ext.length === 0 ? 0 : common / ext.length,
-    jaccard: jaccard(ref, ext),
-  }
-}
+type Score = ExtractionOverlap
+const score = extractionOverlap
 
 interface Row {
   name: string
@@ -102,7 +78,7 @@ function trafilatura(pages: readonly RealHtmlDoc[]): Map<string, { text: string;
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, lo: { type: 'string', default: '200' }, 'no-trafilatura': { type: 'boolean' } } })
   const seed = Number(values.seed)
-  const ds = buildRealHtmlDataset({ seed })
+  const ds = buildRealHtmlDataset({ seed, sites: 'old' })
   const rng = new Rng(seed).fork('extract-compare')
   const lo = rng.sample(ds.docs.filter((d) => d.perturbation === 'lo-page'), Number(values.lo))
   const pages = [...lo, ...ds.docs.filter((d) => d.perturbation !== 'lo-page')]

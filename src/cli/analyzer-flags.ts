@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseStopWords } from '../segment/stopwords.js'
-import { parseUserDict } from '../segment/segmenter.js'
-import type { PortableAnalyzerOptions } from '../engine/prepare-pool.js'
+import { parseStopWords, parseUserDict, type AnalyzerOptions } from '../index.js'
 import type { CliIO } from './io.js'
 import { InputError, fsReason } from './io.js'
 
@@ -22,10 +20,10 @@ function readText(path: string, flag: string, io: CliIO): string {
   }
 }
 
-/** Analyzer options from --user-dict / --stop-words, in the form worker threads accept too. */
-export function analyzerOptionsFromFlags(values: { 'user-dict'?: string | undefined; 'stop-words'?: string | undefined }, io: CliIO): PortableAnalyzerOptions {
-  const opts: PortableAnalyzerOptions = {}
+/** Analyzer options from --user-dict / --stop-words (plain data: worker threads can rebuild them). */
+export function analyzerOptionsFromFlags(values: { 'user-dict'?: string | undefined; 'stop-words'?: string | undefined }, io: CliIO): AnalyzerOptions {
+  const opts: AnalyzerOptions = {}
   if (values['user-dict'] !== undefined) opts.userWords = parseUserDict(readText(values['user-dict'], 'user-dict', io))
-  if (values['stop-words'] !== undefined) opts.stopWords = [...parseStopWords(readText(values['stop-words'], 'stop-words', io))]
+  if (values['stop-words'] !== undefined) opts.stopWords = parseStopWords(readText(values['stop-words'], 'stop-words', io))
   return opts
 }

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { DEFAULT_BLOCK_SCHEME, guaranteedDistance, type BlockScheme } from '../fingerprint/blocks.js'
+import { DEFAULT_BLOCK_SCHEME, DEFAULT_DEDUPLICATOR_OPTIONS, guaranteedDistance, type BlockScheme } from '../index.js'
 import { UsageError } from './io.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -52,7 +52,7 @@ export function intFlag(value: string | undefined, name: string, fallback: numbe
 }
 
 /** The default of `--k`. */
-export const DEFAULT_K = 3
+export const DEFAULT_K = DEFAULT_DEDUPLICATOR_OPTIONS.maxDistance
 
 /**
  * `--k`, checked once for every command in the user's terms: an integer from 0 to what the block

@@ -1,4 +1,4 @@
-import { DedupError } from '../errors.js'
+import { DedupError, type DedupErrorCode } from '../index.js'
 import { InputError, OutputError, UsageError, printable, type CliIO } from './io.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
@@ -28,15 +28,18 @@ ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}
 Environment: ES_URL, ES_API_KEY, ES_USERNAME / ES_PASSWORD, ES_CA_CERT (Elasticsearch commands;
 prefer them to credentials as arguments, which other users see in \`ps\`).
 
-Exit codes: 0 done, 1 fatal (store down or corrupt, output not writable), 2 usage or input error
-(bad flag, unreadable input, every input line rejected, an id not in the store), 130 stopped by
-Ctrl-C (index, reindex: run again to continue).
+Exit codes: 0 done, 1 failed (store request failed, store corrupt, output not writable), 2 usage
+or input error (bad flag, unreadable input, every input line rejected, an id not in the store),
+3 conflict (held by another process, or the target exists), 4 store unavailable (retry later),
+5 version mismatch (written by another simdup), 130 stopped by Ctrl-C (index, reindex: run again
+to continue). The error codes behind each: docs/CLI.md, "Exit codes".
 `
 
 /**
- * Runs the CLI with explicit I/O; returns the exit code: 0 done, 1 fatal (store down or corrupt,
- * output not writable, a bug), 2 usage or input error (bad flag, missing or unreadable input, an
- * input of which every line was rejected, an id that is not in the store). README: "Exit codes".
+ * Runs the CLI with explicit I/O; returns the exit code: 0 done, 2 usage or input error (bad flag,
+ * missing or unreadable input, an input of which every line was rejected, an id that is not in
+ * the store), a DedupError's code mapped by `EXIT_CODES` (3 conflict, 4 store unavailable, 5
+ * version mismatch, 1 other failures), 1 for a bug. docs/CLI.md, "Exit codes".
  * @example process.exitCode = await run(process.argv.slice(2), nodeIO())
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
@@ -63,31 +66,51 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/**
+ * The exit code of each error code: the one place the CLI maps causes to exits (docs/CLI.md,
+ * "Exit codes", is the table). 2 usage or input, 3 conflict, 4 store unavailable (worth a retry),
+ * 5 version mismatch, 1 any other failure.
+ */
+export const EXIT_CODES: Readonly<Record<DedupErrorCode, number>> = Object.freeze({
+  INVALID_OPTION: 2,
+  INVALID_INPUT: 2,
+  INVALID_DOCUMENT: 2,
+  NOT_FOUND: 2,
+  CONFLICT: 3,
+  STORE_UNAVAILABLE: 4,
+  SNAPSHOT_VERSION: 5,
+  STORE_REQUEST_FAILED: 1,
+  STORE_CORRUPT: 1,
+})
+
+/**
+ * The exit code of anything a command throws: the one mapping from causes to exits. A DedupError
+ * by its code (`EXIT_CODES`), the CLI's own usage and input errors 2, an output failure 1 (0 for a
+ * closed pipe: `simdup … | head` got what it wanted), anything else (a bug) 1.
+ */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof DedupError) return EXIT_CODES[err.code]
+  if (err instanceof UsageError || err instanceof InputError) return 2
+  if (err instanceof OutputError) return err.closedPipe ? 0 : 1
+  return 1
+}
+
 function report(name: string, err: unknown, io: CliIO): number {
-  const help = `see simdup ${name} --help`
+  const exit = exitCodeOf(err)
   if (err instanceof UsageError || (err instanceof DedupError && err.code === 'INVALID_OPTION')) {
-    io.stderr.write(`simdup ${name}: ${err.message}\n${help}\n`)
-    return 2
-  }
-  // NOT_FOUND: a mistyped --store / --index of a read-only command, a missing reindex source.
-  if (err instanceof InputError || (err instanceof DedupError && (err.code === 'INVALID_JSONL' || err.code === 'NOT_FOUND'))) {
-    io.stderr.write(`simdup ${name}: ${err.message}\n`)
-    return 2
-  }
-  if (err instanceof OutputError) {
-    // `simdup … | head -1`: the reader has what it wanted; no message, success.
-    if (err.closedPipe) return 0
-    io.stderr.write(`simdup ${name}: ${err.message}\n`)
-    return 1
-  }
-  if (err instanceof DedupError) {
-    // Store down, corrupt or of another version: a clear message, plus its cause.
+    io.stderr.write(`simdup ${name}: ${err.message}\nsee simdup ${name} --help\n`)
+  } else if (err instanceof InputError || err instanceof OutputError || (err instanceof DedupError && exit === 2)) {
+    // Input, not-found (a mistyped --store / --index of a read-only command, a missing reindex
+    // source) and output errors: the message says it all. A closed pipe says nothing.
+    if (exit !== 0) io.stderr.write(`simdup ${name}: ${err.message}\n`)
+  } else if (err instanceof DedupError) {
+    // A conflict, a store down, failing, corrupt or of another version: the code, the message, its cause.
     const cause = err.cause instanceof Error ? `\n  caused by: ${err.cause.message}` : ''
     io.stderr.write(`simdup ${name}: ${err.code}: ${err.message}${cause}\n`)
-    return 1
+  } else {
+    io.stderr.write(`simdup ${name}: unexpected error\n${(err as Error)?.stack ?? String(err)}\n`)
   }
-  io.stderr.write(`simdup ${name}: unexpected error\n${(err as Error)?.stack ?? String(err)}\n`)
-  return 1
+  return exit
 }
 
 /** The real process I/O. */

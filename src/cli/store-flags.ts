@@ -1,7 +1,6 @@
 import { resolve } from 'node:path'
-import { openMemoryStore, type LogDamageReport } from '../store/embedded/store.js'
-import type { FingerprintStore } from '../store/store.js'
-import type { ElasticsearchAuth } from '../elasticsearch/store.js'
+import { openMemoryStore, type FingerprintStore, type LogDamageReport } from '../index.js'
+import type { ElasticsearchAuth } from '../elasticsearch/index.js'
 import { intFlag } from './args.js'
 import type { CliIO } from './io.js'
 import { UsageError } from './io.js'
@@ -90,7 +89,7 @@ export async function openStoreFromFlags(
   else if (io.env.ES_USERNAME !== undefined && io.env.ES_PASSWORD !== undefined) auth = { username: io.env.ES_USERNAME, password: io.env.ES_PASSWORD }
   const caFile = values['es-ca'] ?? io.env.ES_CA_CERT
   // Loaded only here: the Elasticsearch client is the CLI's heaviest import.
-  const { createElasticsearchStore } = await import('../elasticsearch/store.js')
+  const { createElasticsearchStore } = await import('../elasticsearch/index.js')
   const store = await createElasticsearchStore({
     node: url,
     index: values.index ?? 'simdup',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Client, ClusterConnectionPool, type ClientOptions } from '@elastic/elasticsearch'
 import { DedupError, describeValue } from '../errors.js'
 import { Redactor, displayUrl } from './_errors.js'
-import { parseNodeUrls, type ElasticsearchStoreOptions, type ResolvedElasticsearchStoreOptions } from './_options.js'
+import { parseNodeUrls, type ElasticsearchAuth, type ElasticsearchStoreOptions, type ResolvedElasticsearchStoreOptions } from './_options.js'
 
 /** The client a store talks through, how its node(s) show in messages, and the credentials to keep out of them. */
 export interface Connection {
@@ -19,7 +19,7 @@ export interface Connection {
  * retries only to move to another node (the store retries with back-off itself).
  */
 export function connect(options: ElasticsearchStoreOptions<Client>, resolved: ResolvedElasticsearchStoreOptions): Connection {
-  const redactor = new Redactor(secretsOf(options))
+  const redactor = new Redactor(secretsOf(options.node, options.auth))
   let client: Client
   let node: string
   const owns = options.client === undefined
@@ -58,22 +58,17 @@ export function connect(options: ElasticsearchStoreOptions<Client>, resolved: Re
   return { client, node, owns, redactor }
 }
 
-/** Collects every credential the options carry, for redaction. */
-function secretsOf(options: ElasticsearchStoreOptions<Client>): string[] {
+/** Every credential connection options carry (passwords in node URLs, `auth`), for redaction: the store's and a reindex job's. */
+export function secretsOf(node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): string[] {
   const out: string[] = []
-  const nodes = options.node === undefined ? [] : typeof options.node === 'string' ? options.node.split(',') : options.node
-  for (const node of nodes) {
+  for (const one of node === undefined ? [] : typeof node === 'string' ? node.split(',') : node) {
     try {
-      const u = new URL(String(node).trim())
-      if (u.password !== '') {
-        out.push(u.password, decodeURIComponent(u.password))
-        out.push(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
-      }
+      const u = new URL(String(one).trim())
+      if (u.password !== '') out.push(u.password, decodeURIComponent(u.password), `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
     } catch {
       // An unparsable URL fails validation; nothing to collect.
     }
   }
-  const auth = options.auth
   if (auth !== undefined) {
     if ('password' in auth) out.push(auth.password, `${auth.username}:${auth.password}`)
     else if (typeof auth.apiKey === 'string') out.push(auth.apiKey)

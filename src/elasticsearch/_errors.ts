@@ -1,3 +1,4 @@
+import { errors } from '@elastic/elasticsearch'
 import { DedupError } from '../errors.js'
 
 /** Credentials the store was given, in every form they could show up in text. */
@@ -59,7 +60,7 @@ export function displayUrl(node: string): string {
   }
 }
 
-/** Client errors that mean "no answer from the cluster" (by name: only elasticsearch.ts imports the client). */
+/** Client errors that mean "no answer from the cluster", by name. */
 const UNAVAILABLE = new Set(['ConnectionError', 'NoLivingConnectionsError', 'TimeoutError'])
 
 /** HTTP status of a client ResponseError, or undefined. */
@@ -186,14 +187,12 @@ export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>):
   }
 }
 
-/** An item-level error of a multi-request, shaped like a client error so retries and wrapping treat it alike. */
-export class ItemError extends Error {
-  override name = 'ResponseError'
-  readonly meta: { statusCode: number; body: unknown }
-  constructor(status: number, error: unknown) {
-    super(`${errorType(error)}: ${errorReason(error)}`)
-    this.meta = { statusCode: status, body: error }
-  }
+/**
+ * An item-level error of a multi-request (one `_msearch` search, one bulk item) as the client's own
+ * ResponseError of that status, so retries (429, 5xx) and wrapping treat it like a failed request.
+ */
+export function itemError(status: number, error: unknown): errors.ResponseError {
+  return new errors.ResponseError({ body: { error, status }, statusCode: status, headers: {}, warnings: null, meta: {} as never })
 }
 
 export function errorType(error: unknown): string {

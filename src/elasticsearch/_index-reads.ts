@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch'
 import type { FingerprintRecord } from '../types.js'
 import { DEDUP_SOURCE_FIELDS, sourceToRecord } from './_document.js'
 import type { IndexContext } from './_index-setup.js'
-import { ItemError } from './_errors.js'
+import { itemError } from './_errors.js'
 
 /*
  * The Elasticsearch store's reads over the whole index (no candidate lookup): a cluster's members,
@@ -60,7 +60,7 @@ export async function byUrl(ctx: IndexContext, urlHashes: readonly string[], lim
     const res = await ctx.request('_msearch (versions by URL)', async () => {
       const r = await ctx.client.msearch<{ dedup?: unknown }>({ index: ctx.index, searches })
       // A rejected sub-search fails the request, so it is retried whole.
-      for (const item of r.responses) if ('error' in item) throw new ItemError(item.status, item.error)
+      for (const item of r.responses) if ('error' in item) throw itemError(item.status, item.error)
       return r
     })
     for (const item of res.responses) {

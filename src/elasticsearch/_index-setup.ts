@@ -83,7 +83,7 @@ async function checkMapping(ctx: IndexContext): Promise<void> {
   for (const [name, m] of Object.entries(res)) {
     if (m.mappings.properties?.dedup === undefined) {
       throw new DedupError(
-        'INVALID_OPTION',
+        'CONFLICT',
         `Index \`${name}\` exists but has no \`dedup\` mapping, so simdup's fields would be mapped dynamically. ` +
           "Use `ensureIndex: 'add-fields'` to add it, or another index name.",
       )

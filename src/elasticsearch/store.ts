@@ -11,7 +11,7 @@ import {
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import { ItemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
+import { itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
 import { connect } from './_connection.js'
 import {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
@@ -353,7 +353,7 @@ class EsStore implements ElasticsearchStore {
             if ((r.status === 429 || r.status >= 500) && attempt < this.options.retries) retry.push(String(r._id))
             else {
               failed.push(String(r._id))
-              firstError ??= new ItemError(r.status, r.error)
+              firstError ??= itemError(r.status, r.error)
             }
           }
           if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
@@ -477,7 +477,7 @@ class EsStore implements ElasticsearchStore {
       const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches, filter_path: MSEARCH_FILTER_PATH })
       // A rejected sub-search (429 under load, a shard failure) fails the batch, so it is retried whole.
       for (const item of r.responses) {
-        if ('error' in item) throw item.status === 503 ? shardsUnavailable(item.error) : new ItemError(item.status, item.error)
+        if ('error' in item) throw item.status === 503 ? shardsUnavailable(item.error) : itemError(item.status, item.error)
       }
       return r
     })

@@ -20,6 +20,7 @@ port.on('message', (m: { seq: number; lines?: JsonlLine[]; clear?: true }) => {
     if (m.clear === true) options = { ...options, analyzer: createAnalyzer(fromPortable(data.analyzer)) }
     port.postMessage({ seq: m.seq, items: (m.lines ?? []).map((l) => prepareItem(parseJsonLine(l), options)) })
   } catch (err) {
-    port.postMessage({ seq: m.seq, error: (err as Error).stack ?? String(err) })
+    const e = err as { message?: unknown; stack?: unknown; code?: unknown } | null
+    port.postMessage({ seq: m.seq, error: { message: String(e?.message ?? err), stack: e?.stack, code: e?.code } })
   }
 })

@@ -2,7 +2,7 @@ import { DedupError, describeValue } from '../errors.js'
 
 /** Limits of one batch: documents and input bytes. */
 export interface BatchLimits {
-  /** Most items in a batch. @default 500 */
+  /** Most items in a batch. @default 500 (range 1 to `MAX_BATCH_SIZE`, 100 000) */
   batchSize?: number
   /**
    * Most input bytes in a batch (the items' `sizeOf`; UTF-8 bytes of a JSONL line). Bounds the
@@ -15,6 +15,9 @@ export interface BatchLimits {
 /** Defaults of `BatchLimits`. */
 export const DEFAULT_BATCH_LIMITS = Object.freeze({ batchSize: 500, batchBytes: 64 * 1024 * 1024 })
 
+/** Largest `batchSize`: a store round trip of more documents than this gains nothing and holds them all. */
+export const MAX_BATCH_SIZE = 100_000
+
 /**
  * Groups `items` into batches of at most `batchSize` items and `batchBytes` bytes (by `sizeOf`),
  * in order: the way `simdup index` feeds `runBatches`, so that peak memory follows the bytes in
@@ -24,7 +27,7 @@ export const DEFAULT_BATCH_LIMITS = Object.freeze({ batchSize: 500, batchBytes: 
 export async function* batchesOf<T>(items: AsyncIterable<T> | Iterable<T>, limits: BatchLimits, sizeOf: (item: T) => number): AsyncGenerator<T[]> {
   const maxItems = limits.batchSize ?? DEFAULT_BATCH_LIMITS.batchSize
   const maxBytes = limits.batchBytes ?? DEFAULT_BATCH_LIMITS.batchBytes
-  if (!Number.isInteger(maxItems) || maxItems < 1) throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer ≥ 1, got ${describeValue(maxItems)}.`)
+  if (!Number.isInteger(maxItems) || maxItems < 1 || maxItems > MAX_BATCH_SIZE) throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer from 1 to ${MAX_BATCH_SIZE}, got ${describeValue(maxItems)}.`)
   if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new DedupError('INVALID_OPTION', `Expected \`batchBytes\` to be an integer ≥ 1, got ${describeValue(maxBytes)}.`)
   let batch: T[] = []
   let bytes = 0

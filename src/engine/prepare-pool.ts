@@ -1,12 +1,12 @@
 import { Worker } from 'node:worker_threads'
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue, isDedupErrorCode } from '../errors.js'
 import type { JsonlLine } from '../io/jsonl.js'
 import type { BlockScheme } from '../fingerprint/blocks.js'
 import type { PreparedItem } from './prepare.js'
 import type { WeightingOptions } from '../fingerprint/tfidf.js'
 import type { ShortTextOptions } from '../fingerprint/short-text.js'
 import type { UserWord } from '../segment/segmenter.js'
-import type { AnalyzerOptions } from '../fingerprint/analyzer.js'
+import type { Analyzer, AnalyzerOptions } from '../fingerprint/analyzer.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
 
 /** Analyzer settings that can cross a thread boundary (no functions). */
@@ -31,6 +31,44 @@ export function fromPortable(p: PortableAnalyzerOptions): AnalyzerOptions {
     ...(stopWords === undefined ? {} : { stopWords: new Set(stopWords) }),
     ...(segmenter === 'jieba-wasm' ? { segmenter: createJiebaWasmSegmenter() } : {}),
   }
+}
+
+export function isAnalyzer(x: unknown): x is Analyzer {
+  return x !== null && typeof x === 'object' && typeof (x as Analyzer).analyze === 'function'
+}
+
+/** Analyzer settings that worker threads can rebuild (the reverse of `fromPortable`); anything else (functions, tables) cannot cross. `field` names the option in errors. */
+export function toPortable(a: Analyzer | AnalyzerOptions | undefined, field = '`dedup.analyzer`'): PortableAnalyzerOptions {
+  if (a === undefined) return {}
+  if (isAnalyzer(a)) throw new DedupError('INVALID_OPTION', `With \`workers\` > 1, pass ${field} as options (userWords, stopWords, weighting, shortText), not an Analyzer: worker threads rebuild it.`)
+  const extra = Object.keys(a).filter((k) => !['userWords', 'stopWords', 'weighting', 'shortText'].includes(k))
+  if (extra.length > 0) throw new DedupError('INVALID_OPTION', `With \`workers\` > 1, ${field} cannot set ${extra.map((k) => `\`${k}\``).join(', ')}: worker threads cannot receive them.`)
+  const out: PortableAnalyzerOptions = {}
+  if (a.userWords !== undefined) out.userWords = [...a.userWords]
+  if (a.stopWords !== undefined) out.stopWords = [...a.stopWords]
+  if (a.weighting !== undefined) out.weighting = a.weighting
+  if (a.shortText !== undefined) out.shortText = a.shortText
+  return out
+}
+
+/** An error as a worker reports it: what survives the structured clone between threads. */
+interface WorkerError {
+  message?: unknown
+  stack?: unknown
+  code?: unknown
+}
+
+/**
+ * A worker's error as this thread's: a DedupError comes back a DedupError with its code (the
+ * structured clone between threads keeps only a plain Error's fields), so callers and the CLI's
+ * exit code see the same error as without workers; the worker's stack stays.
+ */
+export function fromWorker(err: WorkerError | Error): Error {
+  const e = err as WorkerError
+  const message = String(e.message ?? err)
+  const out = isDedupErrorCode(e.code) ? new DedupError(e.code, message) : new Error(message)
+  if (typeof e.stack === 'string') out.stack = e.stack
+  return out
 }
 
 function checkSegmenterChoice(segmenter: unknown): void {
@@ -110,20 +148,20 @@ export async function createPreparePool(options: PreparePoolOptions): Promise<Pr
     versions.push(
       new Promise<string>((resolve, reject) => {
         w.once('message', (m: { version: string }) => resolve(m.version))
-        w.once('error', reject)
+        w.once('error', (err) => reject(fromWorker(err)))
       }),
     )
-    w.on('message', (m: { seq?: number; items?: PreparedItem[]; error?: string }) => {
+    w.on('message', (m: { seq?: number; items?: PreparedItem[]; error?: WorkerError }) => {
       if (m.seq === undefined) return
       const p = pending.get(m.seq)
       pending.delete(m.seq)
       if (p === undefined) return
       busy[p.worker]!--
-      if (m.error !== undefined) p.reject(new Error(m.error))
+      if (m.error !== undefined) p.reject(fromWorker(m.error))
       else p.resolve(m.items ?? [])
       pump()
     })
-    w.on('error', (err) => fail(err))
+    w.on('error', (err) => fail(fromWorker(err)))
     w.on('exit', (code) => {
       if (code !== 0) fail(new Error(`prepare worker exited with code ${code}`))
     })

@@ -61,7 +61,9 @@ export function validateDocument(value: unknown, maxContentLength: number): Vali
 
 /**
  * Binary junk is judged on what the text says: terminal escape sequences (colours in quote files
- * and logs) are markup that normalisation strips, so they are removed before counting controls.
+ * and logs) are markup that normalisation strips, so they are removed before counting controls;
+ * so is overstrike (`X\bX` bold, `_\bX` underline, as man pages come from groff for a tty): a
+ * backspace between two printable characters, which normalisation resolves to the second one.
  */
 function binaryReason(raw: string): string | null {
   const nul = raw.indexOf('\0')
@@ -70,10 +72,15 @@ function binaryReason(raw: string): string | null {
   if (content.trim().length === 0) return 'field `content` holds only terminal escape sequences, no text'
   let controls = 0
   let replacement = 0
-  const n = content.length
-  for (let i = 0; i < n; i++) {
+  let n = content.length
+  const printable = (c: number): boolean => c >= 0x20 && c !== 0x7f // NaN (out of range) is not
+  for (let i = 0; i < content.length; i++) {
     const c = content.charCodeAt(i)
-    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f) controls++
+    if (c === 8 && printable(content.charCodeAt(i - 1)) && printable(content.charCodeAt(i + 1))) {
+      // Overstrike: the backspace and the struck character (one or two UTF-16 units) go.
+      const struck = content.charCodeAt(i - 1)
+      n -= struck >= 0xdc00 && struck <= 0xdfff && i >= 2 ? 3 : 2
+    } else if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f) controls++
     else if (c === 0xfffd) replacement++
   }
   if (controls > n * BINARY_CONTROL_SHARE) {

@@ -1,16 +1,8 @@
 import type { Fingerprint } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
+import { hex64, popcount32 } from '../bits.js'
 
-/**
- * Bit count of an unsigned 32-bit integer (SWAR, no loop, no BigInt).
- * @example popcount32(0b1011) // 3
- */
-export function popcount32(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555)
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  x = (x + (x >>> 4)) & 0x0f0f0f0f
-  return Math.imul(x, 0x01010101) >>> 24
-}
+export { popcount32 }
 
 /** Bit count of a 64-bit fingerprint. @example popcount64({ hi: 1, lo: 3 }) // 3 */
 export function popcount64(fp: Fingerprint): number {
@@ -29,7 +21,7 @@ const HEX = /^[0-9a-f]{16}$/
 
 /** Fingerprint as 16 lower-case hex digits (the serialised form everywhere). @example fingerprintToHex({ hi: 1, lo: 255 }) // '00000001000000ff' */
 export function fingerprintToHex(fp: Fingerprint): string {
-  return (fp.hi >>> 0).toString(16).padStart(8, '0') + (fp.lo >>> 0).toString(16).padStart(8, '0')
+  return hex64(fp.hi, fp.lo)
 }
 
 /** Parses 16 hex digits into a fingerprint; throws INVALID_DOCUMENT on anything else. @example fingerprintFromHex('00000001000000ff') */

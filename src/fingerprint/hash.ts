@@ -1,3 +1,5 @@
+import { hex8, hex32 } from '../bits.js'
+
 /**
  * The 64-bit token hash behind every SimHash bit: FNV-1a 64 over the token's UTF-8 bytes,
  * computed in two 32-bit halves (no BigInt), followed by a murmur3-style finaliser on each half
@@ -94,20 +96,7 @@ export function hash64Hex(text: string): string {
   return hex32(hi) + hex32(lo)
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
-/** Two lower-case hex digits of a byte. @example hex8(10) // '0a' */
-export function hex8(byte: number): string {
-  return HEX[byte & 0xff]!
-}
-
-/**
- * Eight lower-case hex digits of a 32-bit value (signed or unsigned). Table-driven: Number's
- * toString(16) takes a slow path for values ≥ 2^31. @example hex32(-1) // 'ffffffff'
- */
-export function hex32(x: number): string {
-  return HEX[(x >>> 24) & 0xff]! + HEX[(x >>> 16) & 0xff]! + HEX[(x >>> 8) & 0xff]! + HEX[x & 0xff]!
-}
+export { hex8, hex32 }
 
 /** fmix32 with a signed result: the same bits, but always an int32 (a Smi on 64-bit V8). */
 function fmixInt32(h: number): number {

@@ -1,4 +1,4 @@
-import { hex32 } from './hash.js'
+import { hex32, hexDigit } from '../bits.js'
 
 /**
  * The second candidate route and the resemblance check: MinHash over the character 5-grams of the
@@ -258,19 +258,13 @@ function densify(mins: Int32Array, mask: number): void {
 /** Bits set in each hex digit's value. */
 const NIBBLE_BITS = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4]
 
-function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30
-  if (c >= 0x61 && c <= 0x66) return c - 0x57
-  return -1
-}
-
 /** Hex digits before the bits: the distinct-shingle count. */
 const COUNT_DIGITS = 8
 
 /** Bits of an `m:` sketch, or 0 when `s` is not one (prefix, count, then lower-case hex bits). */
 function sketchBits(s: string): number {
   if (!s.startsWith('m:') || s.length <= 2 + COUNT_DIGITS) return 0
-  for (let i = 2; i < s.length; i++) if (hexValue(s.charCodeAt(i)) < 0) return 0
+  for (let i = 2; i < s.length; i++) if (hexDigit(s.charCodeAt(i)) < 0) return 0
   return 4 * (s.length - 2 - COUNT_DIGITS)
 }
 
@@ -303,7 +297,7 @@ export function minhashSimilarity(a: string, b: string): number {
   const bits = sketchBits(a)
   if (bits === 0 || a.length !== b.length || sketchBits(b) !== bits) return NaN
   let differ = 0
-  for (let i = 2 + COUNT_DIGITS; i < a.length; i++) differ += NIBBLE_BITS[hexValue(a.charCodeAt(i)) ^ hexValue(b.charCodeAt(i))]!
+  for (let i = 2 + COUNT_DIGITS; i < a.length; i++) differ += NIBBLE_BITS[hexDigit(a.charCodeAt(i)) ^ hexDigit(b.charCodeAt(i))]!
   return similarityOf(bits - differ, bits)
 }
 

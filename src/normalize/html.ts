@@ -70,6 +70,8 @@ const BLOCK_TAGS = new Set([
   'summary', 'table', 'tbody', 'tfoot', 'thead', 'title', 'tr', 'ul',
 ])
 const CELL_TAGS = new Set(['td', 'th'])
+/** Phrasing elements: a chrome word in their class names a kind of text, not a part of the page. */
+const INLINE_TAGS = new Set(['span', 'a', 'em', 'strong', 'b', 'i', 'u', 's', 'small', 'big', 'font', 'code', 'kbd', 'samp', 'var', 'tt', 'sup', 'sub', 'abbr', 'cite', 'q', 'mark', 'time', 'label', 'bdi', 'bdo', 'del', 'ins', 'dfn'])
 const STATE_WORDS = new Set(['has', 'have', 'no', 'not', 'is', 'with', 'without', 'show', 'hide', 'js'])
 const MAIN_ONLY_KEPT = new Set(['header', 'masthead'])
 
@@ -147,11 +149,14 @@ function isChromeToken(token: string, names: ReadonlySet<string>, inMain: boolea
   return hit(first) || hit(last) || compound(first) || compound(last)
 }
 
-function isChromeElement(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, inMain: boolean): boolean {
+function isChromeElement(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, inMain: boolean, inPre: boolean): boolean {
   if (CHROME_TAGS.has(name)) return !(inMain && name === 'header')
   const role = attribs.role?.trim().toLowerCase()
   if (role !== undefined && CHROME_ROLES.includes(role)) return true
   if (attribs['aria-hidden'] === 'true') return true
+  // Names mark parts of a page, which are blocks: inside a line or a code listing a class names
+  // a kind of text (Doxygen and highlighters mark code comments `<span class="comment">`).
+  if (inPre || INLINE_TAGS.has(name)) return false
   for (const attr of [attribs.id, attribs.class]) {
     if (attr === undefined || attr === '') continue
     for (const token of attr.split(/\s+/)) if (token !== '' && isChromeToken(token, names, inMain)) return true
@@ -263,7 +268,7 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
         if (SKIP_TAGS.has(name)) kind |= FRAME_SKIP
         else if (name === 'title') kind |= FRAME_TITLE
         else if (MAIN_TAGS.has(name) || attribs.role === 'main') kind |= FRAME_MAIN
-        else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0)) {
+        else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0, pre > 0)) {
           kind |= inMain > 0 ? FRAME_CHROME | FRAME_CHROME_IN_MAIN : FRAME_CHROME
         }
         if (name === 'pre' || name === 'textarea' || name === 'listing') kind |= FRAME_PRE

@@ -9,7 +9,7 @@ const MAX_ATTEMPTS = 5
 /** Lock paths this process holds (a pid match alone cannot tell us from a stale lock of a reused pid). */
 const held = new Set<string>()
 
-/** A held directory lock. */
+/** A held lock. */
 export interface DirLock {
   release(): Promise<void>
 }
@@ -34,25 +34,26 @@ async function readPid(path: string): Promise<number | null | undefined> {
   }
 }
 
-function lockedError(dir: string, pid: number): DedupError {
-  const who = pid === process.pid ? `this process (pid ${pid}) already has it open` : `it is locked by process ${pid}`
-  return new DedupError(
-    'STORE_UNAVAILABLE',
-    `Cannot open the store in ${dir} for writing: ${who}. Close that store first; if no simdup process ${pid} is running, delete ${join(dir, LOCK_FILE)}.`,
-  )
+/** What a lock's refusals say: the holder's pid, or a lock that keeps changing hands. */
+export interface LockMessages {
+  /** The lock is held by live process `pid` (`self`: by this process). */
+  held(pid: number, self: boolean): string
+  /** The lock file was taken and dropped by others on every attempt. */
+  unstable: string
 }
 
 /**
- * Takes the write lock of store directory `dir`, or throws STORE_UNAVAILABLE naming the pid
- * that holds it. A lock whose process is gone (crash, kill -9) is taken over.
+ * Takes the lock file `path` (holding the owner's pid), or throws CONFLICT with `messages.held`
+ * naming the pid that holds it. A lock whose process is gone (crash, kill -9) is taken over.
+ * Used for a store directory's write lock and a reindex checkpoint's.
  *
  * The lock is created whole with link(2) from a temp file, so it never exists without a pid.
  * A stale lock is first renamed aside (only one taker can win the rename) and checked to be the
- * one judged stale before it is removed.
+ * one judged stale before it is removed. Release removes the file only while it still holds
+ * this process's pid (never a lock another process has taken over since).
  */
-export async function acquireLock(dir: string): Promise<DirLock> {
-  const path = join(dir, LOCK_FILE)
-  const tmp = join(dir, `${LOCK_FILE}.${process.pid}.${Math.random().toString(36).slice(2)}`)
+export async function acquireLockFile(path: string, messages: LockMessages): Promise<DirLock> {
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
   await writeFile(tmp, `${process.pid}\n`)
   try {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -65,7 +66,9 @@ export async function acquireLock(dir: string): Promise<DirLock> {
       }
       const owner = await readPid(path)
       if (owner === undefined) continue
-      if (owner !== null && isAlive(owner) && (owner !== process.pid || held.has(path))) throw lockedError(dir, owner)
+      if (owner !== null && isAlive(owner) && (owner !== process.pid || held.has(path))) {
+        throw new DedupError('CONFLICT', messages.held(owner, owner === process.pid))
+      }
       const aside = `${path}.stale.${process.pid}`
       try {
         await rename(path, aside)
@@ -79,10 +82,21 @@ export async function acquireLock(dir: string): Promise<DirLock> {
       }
       await unlink(aside).catch(() => {})
     }
-    throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: its lock file ${path} keeps changing hands.`)
+    throw new DedupError('CONFLICT', messages.unstable)
   } finally {
     await unlink(tmp).catch(() => {})
   }
+}
+
+/** Takes the write lock of store directory `dir` (see `acquireLockFile`). */
+export function acquireLock(dir: string): Promise<DirLock> {
+  const path = join(dir, LOCK_FILE)
+  return acquireLockFile(path, {
+    held: (pid, self) =>
+      `Cannot open the store in ${dir} for writing: ${self ? `this process (pid ${pid}) already has it open` : `it is locked by process ${pid}`}. ` +
+      `Close that store first; if no simdup process ${pid} is running, delete ${path}.`,
+    unstable: `Cannot open the store in ${dir}: its lock file ${path} keeps changing hands.`,
+  })
 }
 
 async function releaseLock(path: string): Promise<void> {

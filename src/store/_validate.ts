@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
-import { isHex16 } from './embedded/_bytes.js'
+import { isHex16 } from '../bits.js'
 import { loneSurrogateAt } from '../unicode.js'
 
 const LAYERS = new Set(['url', 'exact', 'simhash', 'title'])

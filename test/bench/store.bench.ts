@@ -7,14 +7,9 @@ import { bench, describe } from 'vitest'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { openMemoryStore, type MemoryStore } from '../../src/store/embedded/store.js'
 import type { CandidateQuery, FingerprintRecord } from '../../src/types.js'
+import { xorshift32 } from '../../scripts/eval/prng.js'
 
-let seed = 0x2545f491
-function rand32(): number {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return seed >>> 0
-}
+const rand32 = xorshift32(0x2545f491)
 const hex16 = (): string => rand32().toString(16).padStart(8, '0') + rand32().toString(16).padStart(8, '0')
 
 function record(i: number): FingerprintRecord {

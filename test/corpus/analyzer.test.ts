@@ -1,6 +1,8 @@
 /** Needs the Debian corpus (built on first use: apt-get, network); see test/corpus/README.md. */
 import { describe, expect, test } from 'vitest'
-import { contentTokens, createAnalyzer, normalizeContent, weightContentTokens } from '../../src/index.js'
+import { createAnalyzer } from '../../src/index.js'
+import { contentTokens, weightContentTokens } from '../../src/fingerprint/index.js'
+import { normalizeContent } from '../../src/normalize/index.js'
 import { loadCorpus } from '../../scripts/corpus/load.js'
 import { idf, reference, seg, stop, tableOf, view } from '../helpers/pipeline-oracle.js'
 

@@ -1,6 +1,7 @@
 /** Needs the Debian corpus (built on first use: apt-get, network); see test/corpus/README.md. */
 import { describe, expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, normalizeContent, tryCreateNodeRsSegmenter } from '../../src/index.js'
+import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter } from '../../src/index.js'
+import { normalizeContent } from '../../src/normalize/index.js'
 import { RunMemo } from '../../src/fingerprint/_run-memo.js'
 import { loadCorpus } from '../../scripts/corpus/load.js'
 import { snapshot, tableOf } from '../helpers/pipeline-oracle.js'

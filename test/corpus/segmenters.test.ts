@@ -1,6 +1,7 @@
 /** Needs the Debian corpus (built on first use: apt-get, network); see test/corpus/README.md. */
 import { expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, normalizeContent, tryCreateNodeRsSegmenter } from '../../src/index.js'
+import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter } from '../../src/index.js'
+import { normalizeContent } from '../../src/normalize/index.js'
 import { loadCorpus } from '../../scripts/corpus/load.js'
 
 // The fingerprint must not depend on which implementation ran: same tokens on the whole corpus.

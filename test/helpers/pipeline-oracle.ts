@@ -3,10 +3,9 @@
  * that the analyzer's fast path (term table, run memo) is checked against, in test/unit and on the
  * Debian corpus in test/corpus.
  */
-import {
-  contentTokens, defaultIdf, defaultSegmenter, defaultStopWords, fingerprintToHex, isShortText,
-  minhashSketch, normalizeContent, simhash, stripAttribution, termSetSketch, weightContentTokens, type Analysis,
-} from '../../src/index.js'
+import { fingerprintToHex, type Analysis } from '../../src/index.js'
+import { contentTokens, defaultIdf, defaultSegmenter, defaultStopWords, isShortText, minhashSketch, simhash, termSetSketch, weightContentTokens } from '../../src/fingerprint/index.js'
+import { normalizeContent, stripAttribution } from '../../src/normalize/index.js'
 import { contentKey } from '../../src/fingerprint/hash.js'
 import { TermTable } from '../../src/fingerprint/_term-table.js'
 

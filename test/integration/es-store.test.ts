@@ -213,7 +213,7 @@ describe('elasticsearch store: mapping', () => {
     // A content index of the search service, with one document (title: "Peking University").
     await admin('PUT', `/${index}`, { mappings: { properties: { title: { type: 'text' } } } })
     await admin('PUT', `/${index}/_doc/doc-1?refresh=true`, { title: '北京大学' })
-    await expect(makeStore({}, index)).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/no `dedup` mapping.*add-fields/) })
+    await expect(makeStore({}, index)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/no `dedup` mapping.*add-fields/) })
 
     const store = await makeStore({ ensureIndex: 'add-fields' }, index)
     try {

@@ -370,11 +370,11 @@ describe('reindex --dest', () => {
     const source = await makeSource()
     const dest = name('dest')
     await client.indices.create({ index: dest, settings: testIndexSettings() })
-    await expect(reindex(base({ source, dest }))).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/already exists.*`restart`/) })
+    await expect(reindex(base({ source, dest }))).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/already exists.*`restart`/) })
     const cp = join(dir, 'other-job.json')
     await expect(reindex(base({ source, dest, restart: true, checkpointFile: cp, maxBatches: 1 }))).resolves.toMatchObject({ status: 'stopped' })
     await expect(reindex(base({ source, dest, checkpointFile: cp, sort: 'published' }))).rejects.toMatchObject({
-      code: 'INVALID_OPTION',
+      code: 'CONFLICT',
       message: expect.stringMatching(/another job.*sort \(checkpoint null, now "published"\)/),
     })
   })

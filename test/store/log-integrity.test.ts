@@ -114,7 +114,7 @@ describe('the store log: damage is reported, read-only opens write nothing, repa
 
     const foreign = await tempDir()
     await writeFile(join(foreign, 'notes.txt'), 'not a store')
-    await expect(openMemoryStore({ dir: foreign })).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/notes\.txt/) })
+    await expect(openMemoryStore({ dir: foreign })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/notes\.txt/) })
     await expect(openMemoryStore({ dir: foreign, readOnly: true })).rejects.toMatchObject({ code: 'NOT_FOUND' })
     expect(await listing(foreign)).toEqual(['notes.txt'])
 

@@ -334,7 +334,7 @@ describe('memory store persistence', () => {
       code: 'SNAPSHOT_VERSION',
       message: expect.stringMatching(new RegExp(`format version 99.*format version ${LOG_FORMAT_VERSION}`)),
     })
-    // The failed open released its lock: a later open gets the same error, not STORE_UNAVAILABLE.
+    // The failed open released its lock: a later open gets the same error, not CONFLICT.
     await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION' })
   })
 
@@ -379,17 +379,17 @@ describe('memory store persistence', () => {
     await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringMatching(/offset 16\b.*frame header/) })
   })
 
-  test('a second writer is refused with STORE_UNAVAILABLE naming the holder pid; a stale lock is taken over', async () => {
+  test('a second writer is refused with CONFLICT naming the holder pid; a stale lock is taken over', async () => {
     const dir = await tempDir()
     const store = await openStore(dir)
-    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`pid ${process.pid}`) })
+    await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`pid ${process.pid}`) })
     await store.close()
 
     // A live process that is not us holds the lock.
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
     try {
       await writeFile(join(dir, LOCK_FILE), `${holder.pid}\n`)
-      await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`process ${holder.pid}`) })
+      await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`process ${holder.pid}`) })
     } finally {
       const exited = new Promise((resolve) => holder.once('exit', resolve))
       holder.kill('SIGKILL')

@@ -1,13 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { compareAnalyses, type Comparison } from '../../fingerprint/compare.js'
-import { createAnalyzer, type Analysis } from '../../fingerprint/analyzer.js'
-import { matchCandidate, type Match, type MatchOptions } from '../../engine/match.js'
-import { DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS } from '../../engine/options.js'
-import { fingerprintToHex } from '../../fingerprint/hamming.js'
-import { minhashSimilarity } from '../../fingerprint/minhash.js'
-import { fingerprintBlocks } from '../../fingerprint/blocks.js'
-import { fromPortable } from '../../engine/prepare-pool.js'
+import {
+  compareAnalyses, createAnalyzer, matchCandidate, DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS, fingerprintToHex, minhashSimilarity, fingerprintBlocks,
+  type Comparison, type Analysis, type Match, type MatchOptions,
+} from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
 import { parse, kFlag } from '../args.js'
@@ -56,7 +52,7 @@ export async function fingerprintCommand(args: string[], io: CliIO): Promise<num
   const { values, positionals } = parse(args, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...ANALYZER_FLAGS })
   if (values.help) return void io.stdout.write(FINGERPRINT_HELP + '\n'), 0
   if (positionals.length !== 1) throw new UsageError('Expected one text argument.')
-  const analyzer = createAnalyzer(fromPortable(analyzerOptionsFromFlags(values, io)))
+  const analyzer = createAnalyzer(analyzerOptionsFromFlags(values, io))
   const a = analyzer.analyze(await readArg(positionals[0]!, io))
   const hex = fingerprintToHex(a.fingerprint)
   if (!values.json) {
@@ -75,7 +71,7 @@ export async function compareCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length !== 2) throw new UsageError('Expected two texts.')
   if (positionals[0] === '-' && positionals[1] === '-') throw new UsageError('Only one of the two texts can come from stdin (-).')
   const k = kFlag(values.k)
-  const analyzer = createAnalyzer(fromPortable(analyzerOptionsFromFlags(values, io)))
+  const analyzer = createAnalyzer(analyzerOptionsFromFlags(values, io))
   const a = analyzer.analyze(await readArg(positionals[0]!, io))
   const b = analyzer.analyze(await readArg(positionals[1]!, io))
   const c = compareAnalyses(a, b)

@@ -1,15 +1,9 @@
 import { open, stat, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
-import { DEFAULT_DEDUPLICATOR_OPTIONS, parseDuration } from '../../engine/options.js'
-import { createDeduplicator } from '../../engine/deduplicator.js'
-import { createPreparePool, fromPortable, versionMismatch } from '../../engine/prepare-pool.js'
-import { runBatches } from '../../engine/pipeline.js'
-import { batchesOf, DEFAULT_BATCH_LIMITS } from '../../engine/batches.js'
-import type { DedupStatsSnapshot } from '../../engine/stats.js'
-import { parseJsonLine, readLines, type JsonlLine } from '../../io/jsonl.js'
-import { formatDecision } from '../../io/decisions.js'
-import type { Decision } from '../../types.js'
+import {
+  createDeduplicator, formatDecision, parseDuration, runIndexJob, DEFAULT_BATCH_LIMITS, DEFAULT_BLOCK_SCHEME, MAX_BATCH_SIZE, type DedupStatsSnapshot, type Decision, type FingerprintStore,
+} from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, OutputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
@@ -43,7 +37,7 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --rejects FILE     rejected lines with reasons and the start of the raw line (default: next to
                      --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
                      rejected line's reason is in its decision)
-  --batch N          documents per store round trip: 1 to 100000 (default 500)
+  --batch N          documents per store round trip: 1 to ${MAX_BATCH_SIZE} (default ${DEFAULT_BATCH_LIMITS.batchSize})
   --batch-mb N       input MiB per batch: 1 to 4096 (default 64); a batch ends at --batch
                      documents or N MiB, whichever comes first: bounds memory for large documents
   --blocks M         fingerprint blocks in the index: 2 to 16 (default: the index's own; for a
@@ -69,7 +63,9 @@ Ctrl-C (or SIGTERM) stops after the batches in flight: the output files hold who
 decision in them is stored, exit 130; a second Ctrl-C kills the run at once.
 
 Exit codes: 0 done (some lines may be rejected), 2 usage error, unreadable input, or every
-line rejected (not JSONL?), 1 fatal (store or output failed; the message names it), 130 stopped.`
+line rejected (not JSONL?), 3 the store is held by another process, 4 store unavailable, 5 the
+store was written by another simdup version, 1 other failures (store or output; the message
+names it), 130 stopped.`
 
 const FLAGS = {
   out: { type: 'string' },
@@ -103,11 +99,11 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   const input = positionals[0]
   if (input === undefined || positionals.length > 1) throw new UsageError('Expected one input file (or - for stdin).')
   // No block flags: the store's scheme (an Elasticsearch index's own, or its default), known once it is open.
-  const blocks = intFlag(values.blocks, 'blocks', 4, 2, 16)
+  const blocks = intFlag(values.blocks, 'blocks', DEFAULT_BLOCK_SCHEME.blocks, 2, 16)
   const minMatch = intFlag(values['min-match'], 'min-match', Math.max(1, blocks - 3), 1, blocks - 1)
   const blockScheme = values.blocks === undefined && values['min-match'] === undefined ? undefined : { blocks, minMatch }
   const k = kFlag(values.k, blockScheme)
-  const batchSize = intFlag(values.batch, 'batch', 500, 1, 100_000)
+  const batchSize = intFlag(values.batch, 'batch', DEFAULT_BATCH_LIMITS.batchSize, 1, MAX_BATCH_SIZE)
   const batchBytes = intFlag(values['batch-mb'], 'batch-mb', DEFAULT_BATCH_LIMITS.batchBytes / 2 ** 20, 1, 4096) * 2 ** 20
   const workersFlag = values.workers ?? 'auto'
   if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
@@ -153,17 +149,11 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   const { values, k, batchSize, batchBytes, workers, blockScheme, windowMs, analyzer } = settings
   const total = inputFile?.size
   const threads = workers ?? autoWorkers(total, os.availableParallelism())
-  // Workers load their dictionaries while this thread opens the store and loads its own; when the
-  // block scheme comes from the store, they start once it is open.
-  const startPool = (scheme: { blocks: number; minMatch: number }) => {
-    const started = createPreparePool({ workers: threads, analyzer, blockScheme: scheme, maxContentLength: DEFAULT_DEDUPLICATOR_OPTIONS.maxContentLength })
-    started.catch(() => undefined) // a failed start is reported where it is awaited
-    return started
-  }
-  let poolStart = threads > 1 && blockScheme !== undefined ? startPool(blockScheme) : null
-  let opened: Awaited<ReturnType<typeof openStoreFromFlags>> | undefined
+  let store: FingerprintStore | undefined
   let out: OutputFile | null = null
   let rejects: OutputFile | null = null
+  let rejectsPath: string | null = null
+  let rejectsArg: string | null = null
   let committed = false
   let docs = 0
   // First Ctrl-C (or SIGTERM): finish the batches in flight, write whole output files, exit 130.
@@ -172,45 +162,44 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
   const onSignal = () => stop.abort()
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
-  try {
-    opened = await openStoreFromFlags(values, io, { layout: indexLayoutFromFlags(values) })
-    const store = opened.store
-    const dedup = createDeduplicator({
-      store,
-      maxDistance: k,
-      ...(blockScheme === undefined ? {} : { blockScheme }),
-      minhash: values['no-minhash'] !== true,
-      templates: values['no-templates'] !== true,
-      analyzer: fromPortable(analyzer),
-      layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
-      ...(windowMs === undefined ? {} : { windowMs }),
-    })
-    if (threads > 1 && poolStart === null) poolStart = startPool(dedup.options.blockScheme)
-    const pool = poolStart === null ? null : await poolStart
-    if (pool !== null && pool.version !== dedup.version) {
-      throw versionMismatch(pool.version, dedup.version)
+  const progress = createProgress({
+    write: (t) => (values.quiet ? undefined : io.stderr.write(t)),
+    isTTY: io.stderr.isTTY === true,
+    ...(total === undefined ? {} : { total }),
+  })
+  let bytes = 0
+  const counted = (async function* () {
+    const source = inputFile === null ? io.stdin : inputFile.handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })
+    for await (const chunk of source) {
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
+      yield chunk
     }
-    const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
-    // Rejects go next to --out, or where --rejects says; with decisions on stdout, only where asked.
-    const rejectsArg = values.rejects ?? (outPath === null ? null : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl'))
-    const rejectsPath = rejectsArg === null ? null : resolve(io.cwd, rejectsArg)
-    await refuseOverwritingInput(inputFile, [['--out', outPath], ['--rejects', rejectsPath]], outPath !== null && outPath === rejectsPath)
-    if (outPath !== null) out = await openOutputFile(outPath, `decisions file ${values.out}`)
-    const progress = createProgress({
-      write: (t) => (values.quiet ? undefined : io.stderr.write(t)),
-      isTTY: io.stderr.isTTY === true,
-      ...(total === undefined ? {} : { total }),
-    })
-    let bytes = 0
-    const counted = (async function* () {
-      const source = inputFile === null ? io.stdin : inputFile.handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })
-      for await (const chunk of source) {
-        bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
-        yield chunk
-      }
-    })()
-    const raw = new Map<number, string>() // line → start of its raw text, for the rejects file
-    let firstReject: { reason: string; raw: string } | null = null
+  })()
+  const raw = new Map<number, string>() // line → start of its raw text, for the rejects file
+  let firstReject: { reason: string; raw: string } | null = null
+  try {
+    // The store opens while the workers (when the block scheme is known) load their dictionaries.
+    const openDedup = async () => {
+      const opened = await openStoreFromFlags(values, io, { layout: indexLayoutFromFlags(values) })
+      store = opened.store
+      const dedup = createDeduplicator({
+        store: opened.store,
+        maxDistance: k,
+        ...(blockScheme === undefined ? {} : { blockScheme }),
+        minhash: values['no-minhash'] !== true,
+        templates: values['no-templates'] !== true,
+        analyzer,
+        layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
+        ...(windowMs === undefined ? {} : { windowMs }),
+      })
+      const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
+      // Rejects go next to --out, or where --rejects says; with decisions on stdout, only where asked.
+      rejectsArg = values.rejects ?? (outPath === null ? null : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl'))
+      rejectsPath = rejectsArg === null ? null : resolve(io.cwd, rejectsArg)
+      await refuseOverwritingInput(inputFile, [['--out', outPath], ['--rejects', rejectsPath]], outPath !== null && outPath === rejectsPath)
+      if (outPath !== null) out = await openOutputFile(outPath, `decisions file ${values.out}`)
+      return dedup
+    }
     const emit = async (decisions: Decision[]) => {
       let text = ''
       let rejectText = ''
@@ -224,49 +213,39 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         if (d.line !== null) raw.delete(d.line)
       }
       docs += decisions.length // decided and stored, whether or not the output takes them
-      if (out === null) {
+      const file = out as OutputFile | null
+      if (file === null) {
         io.stdout.write(text)
         await io.stdout.flush?.()
-      } else await out.write(text)
+      } else await file.write(text)
       if (rejectText !== '' && rejectsPath !== null) {
         rejects ??= await openOutputFile(rejectsPath, `rejects file ${rejectsArg}`)
         await rejects.write(rejectText)
       }
       progress.update(bytes, docs)
     }
-    // Preparation (CPU, or the worker pool) runs ahead of the in-order store round trips.
-    const lines = async function* () {
-      for await (const l of readLines(counted)) {
-        // A copy, not a slice: a slice would keep the whole line alive until its decision is out.
-        raw.set(l.line, 'text' in l ? Buffer.from(l.text.slice(0, 200)).toString() : '')
-        yield l
-      }
-    }
-    const lineBytes = (l: JsonlLine) => ('text' in l ? Buffer.byteLength(l.text) : 0)
-    const batches = async function* () {
-      for await (const batch of batchesOf(lines(), { batchSize, batchBytes }, lineBytes)) {
-        yield batch
-        if (stop.signal.aborted) return
-      }
-    }
-    await runBatches(batches(), {
-      prepare: (lines) => (pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)),
-      decide: (items) => dedup.decide(items),
-      emit,
-      ahead: pool === null ? 1 : 2,
+    const job = await runIndexJob({
+      dedup: openDedup,
+      input: counted,
+      batchSize,
+      batchBytes,
+      workers: threads,
+      analyzer,
+      ...(blockScheme === undefined ? {} : { blockScheme }),
+      // A copy, not a slice: a slice would keep the whole line alive until its decision is out.
+      onLine: (l) => raw.set(l.line, 'text' in l ? Buffer.from(l.text.slice(0, 200)).toString() : ''),
+      onDecisions: emit,
+      signal: stop.signal,
     })
     for (const f of [out, rejects] as (OutputFile | null)[]) await f?.commit()
     committed = true
-    // The job ends with every document searchable (one refresh; a no-op for the embedded store),
-    // as the bulk helper's refreshOnCompletion does: a search or Kibana right after sees them all.
-    await opened.store.refresh()
     progress.finish()
-    const summary = dedup.summary()
+    const summary = job.summary
     if (!values.quiet) {
       const where = summary.rejected === 0 ? '' : rejectsPath !== null ? `\nrejects: ${rejectsPath}` : '\nrejected lines: each one\'s reason is in its decision (--rejects FILE also keeps the raw lines)'
       io.stderr.write(formatSummary(summary, progress.elapsedSeconds(), threads) + where + '\n')
     }
-    if (stop.signal.aborted) {
+    if (job.stopped) {
       io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run again to do the rest (re-indexed ids are updated)\n`)
       return 130
     }
@@ -293,10 +272,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     if (!committed) for (const f of [out, rejects] as (OutputFile | null)[]) await f?.abort()
-    // The pool stops however the run ended, also one that never got to run (the store did not
-    // open, options were refused).
-    await (await poolStart?.catch(() => null))?.close()
-    await opened?.store.close()
+    await (store as FingerprintStore | undefined)?.close()
   }
 }
 

@@ -1,14 +1,12 @@
 import {
-  createDeduplicator, deleteDocuments, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
+  compareOrder, createDeduplicator, deleteDocuments, terminalSafeJson, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
   type FingerprintRecord, type FingerprintStore,
 } from '../../index.js'
-import { terminalSafeJson } from '../../io/decisions.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
 import { describeStore, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { createProgress } from '../progress.js'
-import { compareOrder } from '../../engine/match.js'
 
 const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
 

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path'
+import { parseDuration } from '../../index.js'
 import {
-  fromPortable, parseDuration, reindex, parseFieldList, defaultCheckpointFile,
-  type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
-} from '../../index.js'
+  reindex, parseFieldList, defaultCheckpointFile, DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS, type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
+} from '../../elasticsearch/index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag, kFlag } from '../args.js'
@@ -29,8 +29,8 @@ redone (--restart forces it).
   --id-field F       source field holding the id (default _id; --dest only)
   --sort FIELD       walk in ascending FIELD order (date, number or keyword): the earliest
                      document becomes the cluster's representative (default: index order)
-  --slices N         parallel sliced readers, merged back into one order: 1 to 64 (default 1)
-  --batch N          documents per batch, one lookup + write + checkpoint: 1 to 10000 (500)
+  --slices N         parallel sliced readers, merged back into one order: ${REINDEX_LIMITS.slices.min} to ${REINDEX_LIMITS.slices.max} (default ${DEFAULT_REINDEX_OPTIONS.slices})
+  --batch N          documents per batch, one lookup + write + checkpoint: ${REINDEX_LIMITS.batchSize.min} to ${REINDEX_LIMITS.batchSize.max} (${DEFAULT_REINDEX_OPTIONS.batchSize})
   --window DUR       only match documents at most DUR earlier by --sort (a date field), e.g. 7d
   --checkpoint FILE  progress file (default .simdup/reindex-<source>-<dest|in-place>.json)
   --rejects FILE     rejected documents, JSONL (default: the checkpoint with .rejects.jsonl)
@@ -52,7 +52,9 @@ Elasticsearch:
   Credentials given as arguments are visible in \`ps\`: prefer the environment variables.
 
 Exit codes: 0 done (or already done), 130 stopped by Ctrl-C (run again to continue),
-2 usage error, 1 fatal (Elasticsearch down or refusing; the checkpoint keeps what is done).
+2 usage error or unusable source, 3 conflict (the checkpoint is held by another process or
+belongs to another job, --dest exists), 4 Elasticsearch unreachable, 1 Elasticsearch refusing
+(the checkpoint keeps what is done).
 
 Example:
   simdup reindex --es http://127.0.0.1:9200 --source news --dest news-dedup \\
@@ -106,7 +108,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
   const caFile = values['es-ca'] ?? io.env.ES_CA_CERT
   const dest = values.dest ?? null
   const checkpointFile = resolve(io.cwd, values.checkpoint ?? defaultCheckpointFile(values.source, dest))
-  const workers = intFlag(values.workers, 'workers', 1, 1, 64)
+  const workers = intFlag(values.workers, 'workers', 1, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max)
   const analyzer = analyzerOptionsFromFlags(values, io)
 
   const quiet = values.quiet === true
@@ -136,8 +138,8 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     ...(values.sort === undefined ? {} : { sort: values.sort }),
     ...(values.window === undefined ? {} : { windowMs: parseDuration(values.window) }),
     ...(values['keep-alive'] === undefined ? {} : { keepAlive: values['keep-alive'] }),
-    slices: intFlag(values.slices, 'slices', 1, 1, 64),
-    batchSize: intFlag(values.batch, 'batch', 500, 1, 10_000),
+    slices: intFlag(values.slices, 'slices', DEFAULT_REINDEX_OPTIONS.slices, REINDEX_LIMITS.slices.min, REINDEX_LIMITS.slices.max),
+    batchSize: intFlag(values.batch, 'batch', DEFAULT_REINDEX_OPTIONS.batchSize, REINDEX_LIMITS.batchSize.min, REINDEX_LIMITS.batchSize.max),
     checkpointFile,
     rejectsFile: values.rejects === undefined ? checkpointFile.replace(/(\.json)?$/, '.rejects.jsonl') : resolve(io.cwd, values.rejects),
     restart: values.restart === true,
@@ -145,7 +147,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     dedup: {
       maxDistance: kFlag(values.k),
       // Plain options (no Analyzer instance), so worker threads can rebuild the same analyzer.
-      analyzer: fromPortable(analyzer),
+      analyzer,
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
     },
     signal: abort.signal,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { checkMemoryStore, repairMemoryStore, type MemoryStoreCheck } from '../../store/embedded/store.js'
+import { checkMemoryStore, repairMemoryStore, type MemoryStoreCheck } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse } from '../args.js'
@@ -17,7 +17,8 @@ store.log.before-repair-<time> and then cuts it after the valid prefix, saying w
   --json        one JSON object instead of text
 
 Exit codes: 0 the log is whole (check) or was repaired (repair); 1 check found damage, or the
-store cannot be read (bad header, another format version); 2 usage error or no store in DIR.`
+store cannot be read (bad header); 2 usage error or no store in DIR; 3 the store is held by
+another process (repair); 5 another format version.`
 
 const FLAGS = { store: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 

@@ -6,6 +6,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch'
 import { DedupError, describeValue } from '../../errors.js'
+import { compareSortValue, type SortFieldValue } from '../_sort-order.js'
 
 /** One key of a sort: its name, direction, and where hits without a value go. */
 export interface SortKey {
@@ -51,18 +52,6 @@ export function parseSort(sort: estypes.Sort): SortKey[] {
   })
 }
 
-/** UTF-8 byte order, as Lucene compares keywords (JS `<` compares UTF-16 units: differs above U+FFFF). */
-function compareText(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
-}
-
-function compareValue(a: estypes.FieldValue, b: estypes.FieldValue): number {
-  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
-  if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
-  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
-  return compareText(String(a), String(b))
-}
-
 /**
  * Negative when a hit with sort values `a` comes before one with `b`. Missing values (null) go
  * last unless the key says `_first`; numeric missing values already arrive as ±2^63 sentinels
@@ -78,7 +67,7 @@ export function compareSortValues(keys: readonly SortKey[], a: readonly estypes.
       if (x === y) continue
       return (x === null) === key.missingFirst ? -1 : 1
     }
-    const c = compareValue(x, y)
+    const c = compareSortValue(x as SortFieldValue, y as SortFieldValue)
     if (c !== 0) return key.desc ? -c : c
   }
   return 0

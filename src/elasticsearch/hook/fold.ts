@@ -5,7 +5,7 @@
  */
 import type { Fingerprint } from '../../types.js'
 import { DedupError, describeValue } from '../../errors.js'
-import { popcount32 } from '../../fingerprint/hamming.js'
+import { hex32At, popcount32 } from '../../bits.js'
 
 /** Largest `maxDistance` the fold accepts; beyond it unrelated texts start to fold (their median distance is ~27). */
 export const MAX_FOLD_DISTANCE = 16
@@ -90,24 +90,6 @@ export interface FoldOutcome {
 /** A fingerprint as the hook meets it: parsed, 16 hex digits, or absent (never fingerprinted). */
 export type FingerprintLike = Fingerprint | string | null | undefined
 
-/** Value of one hex digit (either case), or -1. */
-function nibble(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48 // 0-9
-  const l = c | 0x20 // A-F → a-f
-  return l >= 97 && l <= 102 ? l - 87 : -1
-}
-
-/** 8 hex digits from `at` as an unsigned 32-bit integer, or -1 if one is not a hex digit. */
-function hex32(text: string, at: number): number {
-  let v = 0
-  for (let i = at; i < at + 8; i++) {
-    const d = nibble(text.charCodeAt(i))
-    if (d < 0) return -1
-    v = v * 16 + d
-  }
-  return v
-}
-
 /**
  * A parsed fingerprint, or null for an absent or malformed one (a search page must not fail on one
  * bad document). Parses with a char-code loop: every hit of every page goes through here, and
@@ -118,8 +100,8 @@ export function toFingerprint(value: FingerprintLike): Fingerprint | null {
   if (value === null || value === undefined) return null
   if (typeof value !== 'string') return value
   if (value.length !== 16) return null
-  const hi = hex32(value, 0)
-  const lo = hex32(value, 8)
+  const hi = hex32At(value, 0, true)
+  const lo = hex32At(value, 8, true)
   return hi < 0 || lo < 0 ? null : { hi, lo }
 }
 

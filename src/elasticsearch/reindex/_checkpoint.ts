@@ -1,8 +1,9 @@
-import { mkdir, open, readFile, rename, rm, writeFile, link, unlink } from 'node:fs/promises'
+import { mkdir, open, readFile, rename } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { DedupError, describeValue } from '../../errors.js'
 import type { ReindexCounts } from './options.js'
 import type { SortValue } from './_sort.js'
+import { acquireLockFile, type DirLock } from '../../store/_lock.js'
 
 /** Bumped when the checkpoint layout changes; another format is refused rather than guessed at. */
 export const CHECKPOINT_FORMAT = 1
@@ -58,7 +59,7 @@ export async function readCheckpoint(file: string): Promise<ReindexCheckpoint | 
   try {
     cp = JSON.parse(text) as ReindexCheckpoint
   } catch (cause) {
-    throw new DedupError('INVALID_OPTION', `Checkpoint ${file} is not valid JSON; delete it or pass \`restart\` to start over.`, { cause })
+    throw new DedupError('STORE_CORRUPT', `Checkpoint ${file} is not valid JSON; delete it or pass \`restart\` to start over.`, { cause })
   }
   if (cp === null || typeof cp !== 'object' || cp.format !== CHECKPOINT_FORMAT || !Array.isArray(cp.segments) || typeof cp.job !== 'object') {
     throw new DedupError('SNAPSHOT_VERSION', `Checkpoint ${file} has format ${describeValue(cp?.format)}, expected ${CHECKPOINT_FORMAT}; pass \`restart\` to start over.`)
@@ -98,40 +99,15 @@ export function jobDifferences(saved: ReindexJob, now: ReindexJob): string[] {
   return out
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /**
  * Takes `<file>.lock` so two processes never advance one checkpoint; a lock left by a dead
- * process (kill -9) is taken over. Created whole with link(2), so it never exists without a pid.
+ * process (kill -9) is taken over (the store's lock, `acquireLockFile`).
  */
-export async function lockCheckpoint(file: string): Promise<{ release(): Promise<void> }> {
+export async function lockCheckpoint(file: string): Promise<DirLock> {
   await mkdir(dirname(file), { recursive: true })
   const lock = `${file}.lock`
-  const tmp = `${lock}.${process.pid}.${Math.random().toString(36).slice(2)}`
-  await writeFile(tmp, `${process.pid}\n`)
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await link(tmp, lock)
-        return { release: () => rm(lock, { force: true }) }
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      }
-      const pid = Number.parseInt(await readFile(lock, 'utf8').catch(() => ''), 10)
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-        throw new DedupError('INVALID_OPTION', `Checkpoint ${file} is in use by process ${pid}. Wait for it, or delete ${lock} if no reindex is running.`)
-      }
-      await unlink(lock).catch(() => undefined)
-    }
-    throw new DedupError('INVALID_OPTION', `Cannot take the lock ${lock}: it keeps changing hands.`)
-  } finally {
-    await unlink(tmp).catch(() => undefined)
-  }
+  return acquireLockFile(lock, {
+    held: (pid) => `Checkpoint ${file} is in use by process ${pid}. Wait for it, or delete ${lock} if no reindex is running.`,
+    unstable: `Cannot take the lock ${lock}: it keeps changing hands.`,
+  })
 }

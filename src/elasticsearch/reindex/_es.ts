@@ -4,28 +4,10 @@ import { DEDUP_PROPERTIES } from '../_mapping.js'
 import { Redactor, displayUrl, statusOf, toStoreError, withRetries, type RetryPolicy } from '../_errors.js'
 import type { ElasticsearchAuth } from '../_options.js'
 import { fieldSort, type FieldSort } from './_sort.js'
+import { secretsOf } from '../_connection.js'
 
 /** Runs one request with retries on 429/5xx/unreachable; failures come out as DedupErrors. */
 export type Requester = <T>(action: string, index: string, fn: () => Promise<T>) => Promise<T>
-
-/** Every credential the connection options carry, for redaction. */
-function secretsOf(node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): string[] {
-  const out: string[] = []
-  for (const one of node === undefined ? [] : typeof node === 'string' ? node.split(',') : node) {
-    try {
-      const u = new URL(String(one).trim())
-      if (u.password !== '') out.push(u.password, decodeURIComponent(u.password), `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
-    } catch {
-      // The store already refused an unparsable URL.
-    }
-  }
-  if (auth !== undefined) {
-    if ('password' in auth) out.push(auth.password, `${auth.username}:${auth.password}`)
-    else if (typeof auth.apiKey === 'string') out.push(auth.apiKey)
-    else out.push(auth.apiKey.api_key, `${auth.apiKey.id}:${auth.apiKey.api_key}`)
-  }
-  return out
-}
 
 /** The requester for this job's own calls (reads, copies), worded and redacted like the store's. */
 export function makeRequester(policy: RetryPolicy, node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): Requester {
@@ -81,7 +63,7 @@ export async function inspectSource(client: Client, source: string, request: Req
   const mappings = (first.mappings ?? {}) as Record<string, unknown>
   for (const [name, state] of entries) {
     if ((state.mappings?._source as { enabled?: boolean } | undefined)?.enabled === false) {
-      throw new DedupError('INVALID_OPTION', `Source index \`${name}\` has \`_source\` disabled: there is no document text to read or copy.`)
+      throw new DedupError('INVALID_INPUT', `Source index \`${name}\` has \`_source\` disabled: there is no document text to read or copy.`)
     }
   }
   const json = JSON.stringify(mappings)
@@ -124,7 +106,7 @@ export async function createDest(
 ): Promise<void> {
   if (!info.sameMappings) {
     throw new DedupError(
-      'INVALID_OPTION',
+      'INVALID_INPUT',
       `Source resolves to ${info.indices.length} indices with different mappings (${info.indices.slice(0, 3).join(', ')}…): create \`${dest}\` yourself ` +
         '(with the simdup-dedup-fields component) and pass `restart` to reindex into it.',
     )

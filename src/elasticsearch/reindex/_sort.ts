@@ -1,4 +1,5 @@
 import { DedupError } from '../../errors.js'
+import { compareSortValue } from '../_sort-order.js'
 
 /** One value of a hit's `sort` array. */
 export type SortValue = string | number | boolean | null
@@ -44,9 +45,8 @@ export function fieldSort(field: string, type: string): FieldSort {
 }
 
 /**
- * Compares two `sort` arrays the way Elasticsearch orders them ascending: numbers numerically,
- * strings by their UTF-8 bytes (Lucene's term order, which differs from JavaScript's UTF-16 order
- * above the BMP), null (missing) last. Used to merge sliced readers into the unsliced order.
+ * Compares two `sort` arrays the way Elasticsearch orders them ascending (`compareSortValue`),
+ * null (missing) last. Used to merge sliced readers into the unsliced order.
  * @example compareSortValues([1, 5], [1, 7]) // < 0
  */
 export function compareSortValues(a: readonly SortValue[], b: readonly SortValue[]): number {
@@ -58,14 +58,10 @@ export function compareSortValues(a: readonly SortValue[], b: readonly SortValue
   return a.length - b.length
 }
 
+/** One key ascending, missing (null) last (see `compareSortValue`). */
 function compareOne(x: SortValue, y: SortValue): number {
   if (x === y) return 0
   if (x === null) return 1
   if (y === null) return -1
-  if (typeof x === 'string' && typeof y === 'string') return Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8'))
-  const nx = typeof x === 'boolean' ? Number(x) : x
-  const ny = typeof y === 'boolean' ? Number(y) : y
-  if (typeof nx === 'number' && typeof ny === 'number') return nx < ny ? -1 : nx > ny ? 1 : 0
-  // Mixed types cannot come from one sort clause; order them stably anyway.
-  return String(nx) < String(ny) ? -1 : 1
+  return compareSortValue(x, y)
 }

@@ -111,6 +111,13 @@ export interface ReindexOptions {
   log?: (message: string) => void
 }
 
+/** The ranges of reindex's numeric options (the CLI's flags take theirs from here). */
+export const REINDEX_LIMITS = Object.freeze({
+  slices: Object.freeze({ min: 1, max: 64 }),
+  batchSize: Object.freeze({ min: 1, max: 10_000 }),
+  workers: Object.freeze({ min: 1, max: 64 }),
+})
+
 export const DEFAULT_REINDEX_OPTIONS = Object.freeze({
   fields: Object.freeze({ title: 'title', content: 'content', url: 'url' }) as Readonly<ReindexFieldMap>,
   idField: '_id',
@@ -264,8 +271,8 @@ export function resolveReindexOptions(options: ReindexOptions): ResolvedReindexO
     fields: Object.freeze(fields),
     idField,
     sort,
-    slices: int('slices', options.slices ?? DEFAULT_REINDEX_OPTIONS.slices, 1, 64),
-    batchSize: int('batchSize', options.batchSize ?? DEFAULT_REINDEX_OPTIONS.batchSize, 1, 10_000),
+    slices: int('slices', options.slices ?? DEFAULT_REINDEX_OPTIONS.slices, REINDEX_LIMITS.slices.min, REINDEX_LIMITS.slices.max),
+    batchSize: int('batchSize', options.batchSize ?? DEFAULT_REINDEX_OPTIONS.batchSize, REINDEX_LIMITS.batchSize.min, REINDEX_LIMITS.batchSize.max),
     windowMs,
     checkpointFile,
     rejectsFile,
@@ -274,6 +281,6 @@ export function resolveReindexOptions(options: ReindexOptions): ResolvedReindexO
     reader,
     refreshEvery: int('refreshEvery', options.refreshEvery ?? DEFAULT_REINDEX_OPTIONS.refreshEvery, 1, 10_000_000),
     maxBatches: options.maxBatches === undefined ? undefined : int('maxBatches', options.maxBatches, 1, Number.MAX_SAFE_INTEGER),
-    workers: int('workers', options.workers ?? 1, 1, 64),
+    workers: int('workers', options.workers ?? 1, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max),
   })
 }

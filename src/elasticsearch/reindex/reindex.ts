@@ -3,11 +3,11 @@ import { dirname } from 'node:path'
 import type { Client } from '@elastic/elasticsearch'
 import { DedupError } from '../../errors.js'
 import type { Decision } from '../../types.js'
-import { createAnalyzer, type Analyzer, type AnalyzerOptions } from '../../fingerprint/analyzer.js'
+import { createAnalyzer, type Analyzer } from '../../fingerprint/analyzer.js'
 import { createDeduplicator } from '../../engine/deduplicator.js'
 import { resolveDeduplicatorOptions } from '../../engine/options.js'
 import type { PreparedItem } from '../../engine/prepare.js'
-import { createPreparePool, type PortableAnalyzerOptions, type PreparePool } from '../../engine/prepare-pool.js'
+import { createPreparePool, isAnalyzer, toPortable, type PortableAnalyzerOptions, type PreparePool } from '../../engine/prepare-pool.js'
 import type { FingerprintStore } from '../../store/store.js'
 import { createElasticsearchStore, DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchStore } from '../store.js'
 import { resolveReindexOptions, type ReindexCounts, type ReindexOptions, type ResolvedReindexOptions } from './options.js'
@@ -65,24 +65,6 @@ const EMPTY_COUNTS = (): ReindexCounts => ({
 /** A store that must never be used: only lets the engine's option validation run before connecting. */
 const NO_STORE = new Proxy({}, { get: () => () => Promise.reject(new Error('not connected')) }) as FingerprintStore
 
-function isAnalyzer(x: unknown): x is Analyzer {
-  return x !== null && typeof x === 'object' && typeof (x as Analyzer).analyze === 'function'
-}
-
-/** Analyzer settings that worker threads can rebuild; anything else (functions, tables) cannot cross. */
-function portable(a: Analyzer | AnalyzerOptions | undefined): PortableAnalyzerOptions {
-  if (a === undefined) return {}
-  if (isAnalyzer(a)) throw new DedupError('INVALID_OPTION', 'With `workers` > 1, pass `dedup.analyzer` as options (userWords, stopWords, weighting, shortText), not an Analyzer: worker threads rebuild it.')
-  const extra = Object.keys(a).filter((k) => !['userWords', 'stopWords', 'weighting', 'shortText'].includes(k))
-  if (extra.length > 0) throw new DedupError('INVALID_OPTION', `With \`workers\` > 1, \`dedup.analyzer\` cannot set ${extra.map((k) => `\`${k}\``).join(', ')}: worker threads cannot receive them.`)
-  const out: PortableAnalyzerOptions = {}
-  if (a.userWords !== undefined) out.userWords = [...a.userWords]
-  if (a.stopWords !== undefined) out.stopWords = [...a.stopWords]
-  if (a.weighting !== undefined) out.weighting = a.weighting
-  if (a.shortText !== undefined) out.shortText = a.shortText
-  return out
-}
-
 /** The query that re-reads a sorted source from sort value `v` on (docs missing the field sort last). */
 function fromValueQuery(field: string, sort: FieldSort, v: SortValue): Record<string, unknown> {
   const missing = { bool: { must_not: [{ exists: { field } }] } }
@@ -117,7 +99,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
   const tuning = options.store ?? {}
   const policy = { retries: tuning.retries ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.retries, backoffMs: tuning.backoffMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.backoffMs }
   const request = makeRequester(policy, options.node, options.auth)
-  const portableAnalyzer = o.workers > 1 ? portable(options.dedup?.analyzer) : null
+  const portableAnalyzer = o.workers > 1 ? toPortable(options.dedup?.analyzer) : null
   const given = options.dedup?.analyzer
   const analyzer = isAnalyzer(given) ? given : createAnalyzer(given ?? {})
   // Validate the decision settings before anything is created or written.
@@ -142,7 +124,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
       const diff = jobDifferences(cp.job, job)
       if (diff.length > 0) {
         throw new DedupError(
-          'INVALID_OPTION',
+          'CONFLICT',
           `Checkpoint ${o.checkpointFile} belongs to another job; it differs in ${diff.join('; ')}. ` +
             'Run with the same options, name another checkpoint file, or pass `restart` to start over.',
         )
@@ -211,7 +193,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       if (!(await indexExists(client, o.dest, request))) await createDest(client, o.dest, info, request, o)
       else if (cp === null && !o.restart) {
         throw new DedupError(
-          'INVALID_OPTION',
+          'CONFLICT',
           `Index \`${o.dest}\` already exists and no checkpoint (${o.checkpointFile ?? 'none'}) continues a job into it. ` +
             'Pass `restart` to reindex into it anyway (documents with the same id are replaced), or choose a new `dest`.',
         )
@@ -461,7 +443,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
         if (o.inPlace) {
           const routed = hits.find((h) => h._routing !== undefined)
           if (routed !== undefined) {
-            throw new DedupError('INVALID_OPTION', `Document \`${routed._id}\` of \`${routed._index}\` uses custom routing; in-place updates address documents by id only. Reindex into a \`dest\` instead.`)
+            throw new DedupError('INVALID_INPUT', `Document \`${routed._id}\` of \`${routed._index}\` uses custom routing; in-place updates address documents by id only. Reindex into a \`dest\` instead.`)
           }
         }
         let rows = toRows(hits)

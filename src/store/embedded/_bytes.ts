@@ -1,3 +1,4 @@
+import { hex32At } from '../../bits.js'
 /**
  * Byte-level helpers shared by the arena, the log codec and the indexes: LEB128 varints,
  * FNV-1a over UTF-8 bytes, 16-hex ↔ two uint32, popcount. Kept here (not imported from
@@ -70,53 +71,14 @@ export function bucketOf32(hash: number, bits: number): number {
   return Math.imul(hash, 0x9e3779b1) >>> (32 - bits)
 }
 
-/** True for exactly 16 lower-case hex digits, the only hash form the store accepts. */
-export function isHex16(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length !== 16) return false
-  for (let i = 0; i < 16; i++) {
-    const c = value.charCodeAt(i)
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
-  }
-  return true
-}
-
-/** 8 hex digits of `hex` from `at` as an unsigned integer (no slicing, no parseInt). */
-function hex8At(hex: string, at: number): number {
-  let v = 0
-  for (let i = at; i < at + 8; i++) {
-    const c = hex.charCodeAt(i)
-    v = v * 16 + (c <= 57 ? c - 48 : c - 87)
-  }
-  return v
-}
+export { isHex16, popcount32, hex32 as toHex8, hex64 as toHex16 } from '../../bits.js'
 
 /** High 32 bits of a 16-hex string (call `isHex16` first). */
 export function hexHi(hex: string): number {
-  return hex8At(hex, 0)
+  return hex32At(hex, 0)
 }
 
 /** Low 32 bits of a 16-hex string (call `isHex16` first). */
 export function hexLo(hex: string): number {
-  return hex8At(hex, 8)
-}
-
-/** Two-digit hex of each byte value: `Number#toString(16)` is slow for values above 2^31. */
-const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
-/** A uint32 as 8 lower-case hex digits. */
-export function toHex8(v: number): string {
-  return HEX_BYTE[v >>> 24]! + HEX_BYTE[(v >>> 16) & 255]! + HEX_BYTE[(v >>> 8) & 255]! + HEX_BYTE[v & 255]!
-}
-
-/** Two uint32 halves as 16 lower-case hex digits. */
-export function toHex16(hi: number, lo: number): string {
-  return toHex8(hi) + toHex8(lo)
-}
-
-/** Bit count of an unsigned 32-bit integer (SWAR). */
-export function popcount32(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555)
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  x = (x + (x >>> 4)) & 0x0f0f0f0f
-  return Math.imul(x, 0x01010101) >>> 24
+  return hex32At(hex, 8)
 }

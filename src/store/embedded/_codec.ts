@@ -1,4 +1,5 @@
 import type { FingerprintRecord, Layer } from '../../types.js'
+import { hexDigit, hex32At } from '../../bits.js'
 import { hexHi, hexLo, readVarint, toHex8, VARINT_OUT, varintSize, writeVarint } from './_bytes.js'
 
 /**
@@ -182,10 +183,6 @@ export function encodePut(w: ByteWriter, r: FingerprintRecord, layoutId: number)
   if (r.supersedes !== undefined) w.varString(r.supersedes)
 }
 
-function isHexDigit(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102)
-}
-
 /**
  * Where the hex digits of a sketch start (0, or 2 after a lower-case letter and ':'), or -1 when
  * it is not an even run of lower-case hex digits: such sketches are stored as bytes.
@@ -193,7 +190,7 @@ function isHexDigit(c: number): boolean {
 export function hexSketchStart(s: string): number {
   const start = s.length >= 2 && s.charCodeAt(1) === 58 && s.charCodeAt(0) >= 97 && s.charCodeAt(0) <= 122 ? 2 : 0
   if (((s.length - start) & 1) !== 0) return -1
-  for (let i = start; i < s.length; i++) if (!isHexDigit(s.charCodeAt(i))) return -1
+  for (let i = start; i < s.length; i++) if (hexDigit(s.charCodeAt(i)) < 0) return -1
   return start
 }
 
@@ -204,13 +201,7 @@ export function canonicalBand(term: string, i: number): number {
   let p = 0
   for (let k = 1; k <= digits; k++) p = p * 10 + term.charCodeAt(k) - 48
   if (p !== i) return -1
-  let v = 0
-  for (let k = digits + 2; k < term.length; k++) {
-    const c = term.charCodeAt(k)
-    if (!isHexDigit(c)) return -1
-    v = v * 16 + (c <= 57 ? c - 48 : c - 87)
-  }
-  return v
+  return hex32At(term, digits + 2)
 }
 
 /** The position tag of a band term shaped "m<i>_…" (i below MAX_CANONICAL_BANDS), or -1. */

@@ -32,7 +32,7 @@ export class LogReader {
   private refs = 0
   private retired = false
 
-  constructor(private readonly path: string) {}
+  constructor(readonly path: string) {}
 
   /** Opens the file now (it must exist), so a later rename over the path does not change what it reads. */
   pin(): void {

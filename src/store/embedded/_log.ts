@@ -172,7 +172,7 @@ export async function missingLogError(dir: string, readOnly: boolean): Promise<D
     )
   }
   return new DedupError(
-    readOnly ? 'NOT_FOUND' : 'INVALID_OPTION',
+    readOnly ? 'NOT_FOUND' : 'CONFLICT',
     `There is no simdup store in ${dir}: it holds other files (${shown}) but no ${LOG_FILE}. ${readOnly ? 'Check the path' : 'Use a new or empty directory for a new store'}.`,
   )
 }

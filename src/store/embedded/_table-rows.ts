@@ -1,3 +1,4 @@
+import { DedupError } from '../../errors.js'
 import { ByteArena } from './_arena.js'
 import { BandStore } from './_bands.js'
 import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
@@ -46,13 +47,6 @@ export interface TableBytes {
   blocks: number
   /** The band indexes. */
   bands: number
-}
-
-/** A malformed entry found while applying bytes: `at` is its offset in the payload. */
-export class EntryError extends Error {
-  constructor(readonly at: number, message: string) {
-    super(message)
-  }
 }
 
 /** What applying a payload did, for the log's live/dead accounting. */
@@ -136,7 +130,7 @@ export class TableRows {
   /**
    * Applies the entries in `buf[start, end)` (PUT, DELETE, LAYOUT) in order; `fileOffset` is
    * where `buf[0]` sits in the log (ignored in memory). `unique`: the entries come from live rows
-   * (compaction), so no id is looked up to replace. Throws EntryError for a malformed entry.
+   * (compaction), so no id is looked up to replace. Throws STORE_CORRUPT (naming the log and the offset) for a malformed entry.
    */
   applyEntries(buf: Buffer, start: number, end: number, fileOffset = 0, unique = false): ApplyCounts {
     const counts: ApplyCounts = { puts: 0, deletes: 0 }
@@ -146,35 +140,35 @@ export class TableRows {
       let next: number
       if (kind === ENTRY_PUT) {
         next = decodePut(buf, pos, end, this.view)
-        if (next < 0) throw new EntryError(pos, 'malformed record entry')
-        this.applyPut(buf, this.view, pos, fileOffset + pos, unique)
+        if (next < 0) throw this.corrupt(fileOffset + pos, 'malformed record entry')
+        this.applyPut(buf, this.view, fileOffset + pos, unique)
         counts.puts++
       } else if (kind === ENTRY_DELETE) {
         next = decodeDelete(buf, pos, end)
-        if (next < 0) throw new EntryError(pos, 'malformed delete entry')
+        if (next < 0) throw this.corrupt(fileOffset + pos, 'malformed delete entry')
         const [idStart, idLen] = VARINT_OUT
         const row = this.findId(buf, idStart, idLen, hashBytes(buf, idStart, idLen))
         if (row >= 0) this.kill(row)
         counts.deletes++
       } else if (kind === ENTRY_LAYOUT) {
         next = pos + 4 + (buf[pos + 3] ?? 0)
-        if (next > end) throw new EntryError(pos, 'malformed layout entry')
+        if (next > end) throw this.corrupt(fileOffset + pos, 'malformed layout entry')
         const widths = Array.from(buf.subarray(pos + 4, next))
-        if (!this.layouts.define(buf[pos + 1]!, widths, buf[pos + 2] === 1)) throw new EntryError(pos, 'conflicting layout entry')
+        if (!this.layouts.define(buf[pos + 1]!, widths, buf[pos + 2] === 1)) throw this.corrupt(fileOffset + pos, 'conflicting layout entry')
         this.layouts.inLog[buf[pos + 1]!] = true
       } else {
-        throw new EntryError(pos, `unknown entry kind ${String(kind)}`)
+        throw this.corrupt(fileOffset + pos, `unknown entry kind ${String(kind)}`)
       }
       pos = next
     }
     return counts
   }
 
-  protected applyPut(buf: Buffer, v: PutView, at: number, offset: number, unique: boolean): void {
+  protected applyPut(buf: Buffer, v: PutView, offset: number, unique: boolean): void {
     const version = this.versions.internBytes(buf, v.versionStart, v.versionLen)
-    if (version < 0) throw new EntryError(at, 'more distinct versions than the store supports')
+    if (version < 0) throw this.corrupt(offset, 'more distinct versions than the store supports')
     const layout = v.layout === LOG_EXPLICIT_LAYOUT ? EXPLICIT_LAYOUT : v.layout
-    if (layout !== EXPLICIT_LAYOUT && layout >= this.layouts.layouts.length) throw new EntryError(at, `record uses undefined layout ${layout}`)
+    if (layout !== EXPLICIT_LAYOUT && layout >= this.layouts.layouts.length) throw this.corrupt(offset, `record uses undefined layout ${layout}`)
     const idHash = hashBytes(buf, v.idStart, v.idLen)
     const old = unique ? -1 : this.findId(buf, v.idStart, v.idLen, idHash)
     if (old >= 0) this.kill(old)
@@ -237,6 +231,12 @@ export class TableRows {
   protected linkKey(index: KeyIndex, row: number, hi: number, lo: number): void {
     if (index.wide) index.link(row, hi, lo, this.alive)
     else index.link(row, 0, foldKey(hi, lo), this.alive)
+  }
+
+  /** A malformed entry found while applying bytes, at byte `at` of the log (of the payload in memory). */
+  private corrupt(at: number, what: string): DedupError {
+    const where = this.reader === null ? 'The in-memory store' : this.reader.path
+    return new DedupError('STORE_CORRUPT', `${where} is corrupt at byte offset ${at}: ${what}. Restore a backup or re-index into a new directory.`)
   }
 
   /** Sizes the indexes for about `rows` rows before a replay or rebuild fills them. */

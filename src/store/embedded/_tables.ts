@@ -4,7 +4,7 @@ import { EXPLICIT_BANDS, F_SELF, F_TITLE, F_URL } from './_codec.js'
 import { TableRecords } from './_table-records.js'
 import { foldKey } from './_table-rows.js'
 
-export { EntryError, type ApplyCounts, type TableBytes } from './_table-rows.js'
+export type { ApplyCounts, TableBytes } from './_table-rows.js'
 export type { KeyTops } from './_table-records.js'
 
 /** Bounds on what one query may return. */

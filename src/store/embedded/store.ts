@@ -9,7 +9,7 @@ import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout,
 import { acquireLock, type DirLock } from '../_lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
-import { EntryError, Tables, type CandidateLimits, type TableBytes } from './_tables.js'
+import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../_validate.js'
 import { hexHi, hexLo } from './_bytes.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
@@ -208,7 +208,7 @@ export class MemoryStore implements FingerprintStore {
     const abs = resolve(dir)
     store.tables = new Tables(store.layouts, store.registry, new LogReader(join(abs, LOG_FILE)))
     try {
-      const found = await checkLog(abs, store.sink(abs))
+      const found = await checkLog(abs, store.sink())
       return { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }
     } finally {
       store.tables.reader?.retire()
@@ -236,20 +236,9 @@ export class MemoryStore implements FingerprintStore {
     }
   }
 
-  /** The replay sink: applies a payload; an entry it cannot read is STORE_CORRUPT at its offset. */
-  private sink(dir: string): PayloadSink {
-    return (buf, start, end, fileOffset) => {
-      try {
-        this.applyPayload(buf, start, end, fileOffset)
-      } catch (err) {
-        if (!(err instanceof EntryError)) throw err
-        throw new DedupError(
-          'STORE_CORRUPT',
-          `${join(dir, LOG_FILE)} is corrupt at byte offset ${fileOffset + err.at}: ${err.message}. Restore a backup or re-index into a new directory.`,
-          { cause: err },
-        )
-      }
-    }
+  /** The replay sink: applies a payload (an entry it cannot read is STORE_CORRUPT at its offset in the log). */
+  private sink(): PayloadSink {
+    return (buf, start, end, fileOffset) => this.applyPayload(buf, start, end, fileOffset)
   }
 
   private report(dir: string, damage: LogDamage | null, cut: boolean): LogDamageReport | null {
@@ -271,7 +260,7 @@ export class MemoryStore implements FingerprintStore {
     try {
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
-      const replay = await LogFile.read(dir, this.sink(dir))
+      const replay = await LogFile.read(dir, this.sink())
       this.dir = dir
       this.readOnly = true
       this.logBytes = replay.size
@@ -301,7 +290,7 @@ export class MemoryStore implements FingerprintStore {
       // Size the indexes from the log (~80 bytes a record) so replay does not relink them as they grow.
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
       this.tables.reserve(Math.ceil(logSize / 80))
-      const { log, replay } = await LogFile.open(dir, fsync, this.sink(dir))
+      const { log, replay } = await LogFile.open(dir, fsync, this.sink())
       this.log = log
       this.lock = lock
       this.dir = dir

@@ -56,6 +56,16 @@ function toRecord(x: typeof docArb extends fc.Arbitrary<infer T> ? T : never): F
 
 /** Whether two records share a MinHash band term. */
 const shareBand = (a: FingerprintRecord, b: FingerprintRecord) => (a.bands ?? []).some((t) => (b.bands ?? []).includes(t))
+/** Whether two records share a block. */
+const shareBlock = (a: FingerprintRecord, b: FingerprintRecord) => a.blocks.some((k) => b.blocks.includes(k))
+/**
+ * Whether a lookup by `a`'s keys finds `b` (the store's candidate routes): a band term, or a block,
+ * URL, content or title key of an enabled layer. Every candidate is verified by every rule, so a
+ * MinHash-rule match is reachable through any of them.
+ */
+const reachableBy = (a: FingerprintRecord, b: FingerprintRecord, layers: { url: boolean; exact: boolean; simhash: boolean; title: boolean }) =>
+  shareBand(a, b) || (layers.simhash && shareBlock(a, b)) || (layers.url && a.urlHash !== null && a.urlHash === b.urlHash) ||
+  (layers.exact && a.contentHash === b.contentHash) || (layers.title && a.titleHash !== null && a.titleHash === b.titleHash)
 
 describe('BatchIndex', () => {
   const layerSets = [{}, { title: true }, { url: false, exact: false }, { simhash: false, title: true }]
@@ -68,10 +78,11 @@ describe('BatchIndex', () => {
       for (const x of docs) {
         const d = toRecord(x)
         // The oracle: a scan of every earlier record (latest copy of each id), as decide() did, where
-        // a match by the MinHash rule counts only with a shared band term (the store's route too).
+        // a match by the MinHash rule counts only when a lookup finds it: a shared band term, or a
+        // key of an enabled layer (every candidate is verified by every rule, in the store too).
         const reachable = [...current.values()].filter((r) => {
           const m = matchCandidate(d, r, o)
-          return m === null || !(m.layer === 'simhash' && m.rule === 'minhash') || shareBand(d, r)
+          return m === null || !(m.layer === 'simhash' && m.rule === 'minhash') || reachableBy(d, r, o.layers)
         })
         expect(bestMatch(d, index.candidates(d), o)).toEqual(bestMatch(d, reachable, o))
         index.add(d)

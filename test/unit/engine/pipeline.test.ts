@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { runBatches, type Decision, type PreparedItem } from '../../../src/index.js'
+import { type Decision } from '../../../src/index.js'
+import { runBatches } from '../../../src/engine/index.js'
+import { type PreparedItem } from '../../../src/engine/prepare.js'
 
 const item = (n: number): PreparedItem => ({ ok: false, id: String(n), line: n, reason: 'x' })
 const decision = (i: PreparedItem): Decision => ({ id: i.ok ? i.doc.id : i.id, line: null, status: 'rejected', duplicateOf: null, distance: null, layer: null, clusterId: null, simhash: null, reason: null, rule: null, resemblance: null })

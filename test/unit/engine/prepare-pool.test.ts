@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { createPreparePool, createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine, type PortableAnalyzerOptions } from '../../../src/index.js'
+import { createDeduplicator, openMemoryStore, parseJsonLine, type JsonlLine, type PortableAnalyzerOptions } from '../../../src/index.js'
+import { createPreparePool } from '../../../src/engine/index.js'
+import { fromWorker } from '../../../src/engine/prepare-pool.js'
+import { DedupError } from '../../../src/errors.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
 describe('prepare pool (worker threads)', () => {
@@ -40,5 +43,21 @@ describe('prepare pool (worker threads)', () => {
   test('workers whose settings differ from the main thread are refused', async () => {
     await expect(createPreparePool({ workers: 1, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 100, expectVersion: 'other' })).rejects.toMatchObject({ code: 'INVALID_OPTION' })
     await expect(createPreparePool({ workers: 0, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 100 })).rejects.toThrow(/`workers` to be an integer from 1 to 64/)
+  })
+
+  test('an error in a worker keeps its DedupError class and code (the CLI maps the code to its exit)', async () => {
+    const start = createPreparePool({ workers: 1, analyzer: { weighting: { minWeight: 7 } as never }, blockScheme: { blocks: 4, minMatch: 1 }, maxContentLength: 1000 })
+    const err = await start.then(() => null, (e: unknown) => e)
+    expect(err).toBeInstanceOf(DedupError)
+    expect(err).toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/`weighting.minWeight`.*got `7`/) })
+  })
+
+  test('fromWorker: what a worker posts for a failed chunk comes back as the DedupError it was; other errors stay plain', () => {
+    const back = fromWorker({ message: 'bad input', code: 'INVALID_INPUT', stack: 'DedupError: bad input\n    at worker' })
+    expect(back).toBeInstanceOf(DedupError)
+    expect(back).toMatchObject({ code: 'INVALID_INPUT', message: 'bad input', stack: expect.stringContaining('at worker') })
+    const plain = fromWorker({ message: 'boom', code: 'ENOENT' })
+    expect(plain).not.toBeInstanceOf(DedupError)
+    expect(plain.message).toBe('boom')
   })
 })

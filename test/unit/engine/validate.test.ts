@@ -36,6 +36,33 @@ describe('validateDocument: terminal colours are markup, not binary (issue 15, f
     })
 })
 
+// `man ls` as groff renders it for a terminal (Debian's grotty default: overstrike, no SGR): bold
+// is "X\bX", underline "_\bX". "NAME / ls - list directory contents / SYNOPSIS ls [OPTION]... [FILE]..."
+const bold = (s: string): string => [...s].map((c) => `${c}\b${c}`).join('')
+const under = (s: string): string => [...s].map((c) => `_\b${c}`).join('')
+const MAN_LS = `${bold('名称')}\n       ls - 列出目录内容\n\n${bold('概述')}\n       ${bold('ls')} [${under('选项')}]... [${under('文件列表')}]...`
+
+describe('validateDocument: overstrike is markup, not binary', () => {
+  it('accepts a man page rendered with backspace overstrike', () => {
+    expect(validateDocument({ id: 'm', content: MAN_LS }, 2_000_000)).toMatchObject({ ok: true })
+    expect(normalizeText(MAN_LS)).toBe(normalizeText('名称\nls - 列出目录内容\n概述\nls [选项]... [文件列表]...'))
+  })
+
+  it('still rejects backspaces that strike nothing', () => {
+    expect(validateDocument({ id: 'b', content: `ab${'\b'.repeat(20)}cd` }, 2_000_000)).toMatchObject({ ok: false, reason: expect.stringMatching(/control characters/) })
+  })
+
+  // Overstriking printable characters (as grotty does) never changes whether a text is binary.
+  test.prop([fc.array(fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('plain', 'bold', 'under')), { minLength: 1, maxLength: 60 })])(
+    'the verdict on an overstruck text is the verdict on its text', (parts) => {
+      const chars = parts.map(([c, style]) => [c.replaceAll('\x1b', '').replaceAll('\b', ''), style] as const)
+      const plain = chars.map(([c]) => c).join('')
+      const printable = (c: string): boolean => c !== '' && c.codePointAt(0)! >= 0x20 && c !== '\x7f'
+      const struck = chars.map(([c, style]) => (!printable(c) || style === 'plain' ? c : style === 'bold' ? `${c}\b${c}` : `_\b${c}`)).join('')
+      expect(validateDocument({ id: 'x', content: struck }, 2_000_000).ok).toBe(validateDocument({ id: 'x', content: plain }, 2_000_000).ok)
+    })
+})
+
 describe('stripTerminalEscapes', () => {
   it('parses escapes as normalisation does', () => {
     expect(stripTerminalEscapes(PROVERB)).toBe('不读一家书，不识一家字。\n    --《谚语》')

@@ -44,7 +44,7 @@ describe('fingerprint version of the store', () => {
     await store.close()
   })
 
-  test('simdup index on an embedded store of another version exits 1 with the message', async () => {
+  test('simdup index on an embedded store of another version exits 5 (version mismatch) with the message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'simdup-version-'))
     dirs.push(dir)
     const storeDir = join(dir, 'store')
@@ -55,7 +55,7 @@ describe('fingerprint version of the store', () => {
     await store.close()
     const { io, stderr } = fakeIO(dir, JSON.stringify({ id: 'b', content: TEXT }) + '\n')
     const code = await run(['index', '-', '--store', storeDir], io)
-    expect(code).toBe(1)
+    expect(code).toBe(5)
     expect(stderr()).toMatch(/SNAPSHOT_VERSION.*simdup-fp\/4/)
   })
 })

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fortuneEntries, quoteBody, stripAnsi } from '../../../scripts/eval/kinds.js'
+import { cutElements, elementSpans, fragmentText } from '../../../scripts/eval/real-html-sites.js'
+import { renderTerminal } from '../../../scripts/eval/terminal.js'
 
 describe('eval kinds: the oracle side', () => {
   it('splits a fortune file on % lines', () => {
@@ -12,5 +14,31 @@ describe('eval kinds: the oracle side', () => {
     // A saying "-- Proverbs"; a poem with its title and author lines (tang300 layout).
     expect(quoteBody('不读一家书，不识一家字。\n\x1b[33m    --\x1b[32m《谚语》\x1b[m\x1b[m')).toBe('不读一家书，不识一家字。')
     expect(quoteBody('\x1b[32m《感遇‧其一》\x1b[m\n\x1b[33m作者：张九龄\x1b[m\n兰叶春葳蕤，桂华秋皎洁。')).toBe('兰叶春葳蕤，桂华秋皎洁。')
+  })
+})
+
+describe('eval terminal stream: the oracle stripper', () => {
+  it('removes CSI (SGR, erase), OSC (title, hyperlink) and two-character escapes', () => {
+    // grep --color=always; an OSC 8 link as `ls --hyperlink` writes it; tput clear + OSC 0 title.
+    expect(renderTerminal('\x1b[01;31m\x1b[K尝试\x1b[m\x1b[K下列\x1b[38;5;208m例子\x1b[0m')).toBe('尝试下列例子')
+    expect(renderTerminal('\x1b]8;;file://host/a.txt\x1b\\a.txt\x1b]8;;\x1b\\')).toBe('a.txt')
+    expect(renderTerminal('\x1b[H\x1b[2J\x1b[3J\x1b]0;user@debian: ~\x07兰叶春葳蕤\r\n桂华秋皎洁\r\n')).toBe('兰叶春葳蕤\n桂华秋皎洁\n')
+  })
+  it('resolves overstrike, wide characters included', () => {
+    expect(renderTerminal('N\bNA\bAM\bME\bE 名\b名称\b称 _\b选_\b项')).toBe('NAME 名称 选项')
+  })
+  it('keeps what follows the last carriage return of a line', () => {
+    expect(renderTerminal('\r##   26.6%\r#### 62.3%\r\n一分价钱一分货。')).toBe('#### 62.3%\n一分价钱一分货。')
+  })
+})
+
+describe('eval real-html sites: cutting HTML by structure', () => {
+  it('finds outermost elements with their depth and cuts them out', () => {
+    const html = '<html><body><div class="navheader"><a href="x">上一页</a></div><div class="chapter"><div class="toc">目录</div><p>正文</p></div></body></html>'
+    const main = elementSpans(html, (n, a, depth) => n === 'div' && depth === 2 && a.class !== 'navheader')
+    expect(main).toHaveLength(1)
+    const inner = html.slice(main[0]!.inner.start, main[0]!.inner.end)
+    expect(inner).toBe('<div class="toc">目录</div><p>正文</p>')
+    expect(fragmentText(cutElements(inner, (n, a) => n === 'div' && a.class === 'toc'))).toBe('正文')
   })
 })

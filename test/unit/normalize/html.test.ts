@@ -55,6 +55,9 @@ describe('htmlToText', () => {
     ['drops aria-hidden decoration', '<span aria-hidden="true">★</span><p>显示</p>', '显示'], // shown
     ['drops chrome by role', '<div role="navigation">导航</div><div role="contentinfo">页脚</div><p>正文</p>', '正文'], // navigation / footer / body
     ['drops chrome by class words', '<div class="main-nav">a</div><div class="footer-links">b</div><div class="ad">c</div><div class="related-posts">d</div><div class="cookie-banner">e</div><p>正文</p>', '正文'],
+    // Regression (eval breadth, Doxygen source listings): code comments are `<span class="comment">`;
+    // the chrome word dropped every comment of every listing, shared licence headers with them.
+    ['a chrome word on an inline element or in code names text, not chrome', '<pre>int x; <span class="comment">// 许可证</span></pre><p>说明 <span class="comment">注释</span></p>', 'int x; // 许可证\n说明 注释'], // licence / note / comment
     ['drops chrome by camelCase id', '<div id="sideBar">侧栏</div><p>正文</p>', '正文'], // sidebar / body
     // Regression: a page-state class on a wrapper ("has-sidebar") dropped the whole page.
     ['state classes are not chrome', '<div class="has-sidebar no-header"><p>正文</p></div>', '正文'],

@@ -1,0 +1,56 @@
+/**
+ * The two entry points (package.json `exports`): `simdup` is the explicit public list and never
+ * loads the Elasticsearch client; `simdup/elasticsearch` holds the store, reindex and search hook.
+ * Run on the built package (dist/, rebuilt by the test setup when stale) in child processes, so
+ * what one import loads is not hidden by what this process loaded before.
+ */
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, test } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+
+// A module resolve hook that fails any import of an @elastic/* package, registered before the import.
+const HOOK = `export async function resolve(specifier, context, next) {
+  if (specifier.startsWith('@elastic/')) throw new Error('resolved ' + specifier)
+  return next(specifier, context)
+}`
+const REGISTER = `import { register } from 'node:module'
+register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOK)}))`
+
+/** Imports `specifier` (a package name, resolved through package.json `exports`) in a child process with the hook; prints its export names. */
+function importWithoutElastic(specifier: string): { status: number | null; stdout: string; stderr: string } {
+  const script = `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m).sort()))`
+  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+describe('entry points', () => {
+  test("import 'simdup' loads no @elastic module, and exports the public list only", () => {
+    const r = importWithoutElastic('simdup')
+    expect(r.stderr).not.toMatch(/resolved @elastic/)
+    expect(r.status).toBe(0)
+    const names = JSON.parse(r.stdout) as string[]
+    expect(names).toContain('createDeduplicator')
+    expect(names).toContain('openMemoryStore')
+    expect(names).not.toContain('createElasticsearchStore')
+    // Internals stay internal.
+    for (const internal of ['HASH_OUT', 'runBatches', 'fromPortable', 'prepareItem', 'candidateQuery', 'popcount32', 'createPreparePool', 'batchesOf']) {
+      expect(names).not.toContain(internal)
+    }
+    expect(names.length).toBeLessThanOrEqual(36)
+    expect(names).toContain('runIndexJob')
+  })
+
+  test("import 'simdup/elasticsearch' gives the store, reindex and the search hook (and does load the client: the hook works)", () => {
+    const r = importWithoutElastic('simdup/elasticsearch')
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toMatch(/resolved @elastic\/elasticsearch/)
+    const plain = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('simdup/elasticsearch'); console.log(Object.keys(m).sort().join(' '))"], { cwd: ROOT, encoding: 'utf8' })
+    expect(plain.status).toBe(0)
+    expect(plain.stdout.trim().split(' ')).toEqual(expect.arrayContaining(['createElasticsearchStore', 'reindex', 'dedupSearch']))
+  })
+})
