@@ -12,6 +12,11 @@
 #                     node master-eligible and data, found through discovery.seed_hosts. The last
 #                     line then lists every node's URL, comma-separated (what --es and ES_URL take).
 #                     Heap per node defaults to 512m (ES_HEAP) so three fit beside the tests.
+#                     Run again while some nodes of that cluster are down (kill -9, crash), it
+#                     starts only those, on their own data, and waits until all have joined.
+#   ES_EXTRA_SETTINGS node settings added to every node, space-separated key=value pairs, e.g.
+#                     "thread_pool.write.size=1 thread_pool.write.queue_size=1" (a node that
+#                     answers 429 under a small load, for the fault tests)
 #
 # The first run builds scripts/es with Maven: it downloads Elastic's integ-test-zip distribution
 # and the server API jar from Maven Central into ~/.m2 and compiles one launcher class. Later runs
@@ -34,6 +39,9 @@ if ((NODES > 1)); then HEAP="${ES_HEAP:-512m}"; else HEAP="${ES_HEAP:-1g}"; fi
 if [[ "$PORT" == 9200 ]]; then DATA="${ES_DATA:-$STATE/data}"; else DATA="${ES_DATA:-$STATE/data-$PORT}"; fi
 TIMEOUT="${ES_START_TIMEOUT:-180}"
 URL="http://127.0.0.1:$PORT"
+read -r -a EXTRA <<<"${ES_EXTRA_SETTINGS:-}"
+for setting in "${EXTRA[@]}"; do [[ "$setting" == *=* ]] || { echo "es-start: ERROR: ES_EXTRA_SETTINGS takes key=value pairs, got '$setting'" >&2; exit 1; }; done
+EXTRA=("${EXTRA[@]/#/-E}")
 
 say() { echo "es-start: $*" >&2; }
 fail() {
@@ -93,18 +101,21 @@ flock 9
 URLS="$URL"
 for ((i = 1; i < NODES; i++)); do URLS="$URLS,http://127.0.0.1:$((PORT + i))"; done
 
+# A cluster of ours with nodes missing (killed, crashed) gets those nodes back below.
+ours_partly_up=false
+[[ -f "$STATE/es-$PORT.nodes" ]] && ((NODES > 1)) && ours_partly_up=true
 if ready; then
   count="$(node_count "$URL" || echo 0)"
-  if ((count < NODES)); then
-    fail "a cluster of $count node(s) already answers on $URL, not $NODES; stop it first (ES_NODES=$count npm run es:stop) or set ES_PORT"
+  if ((count >= NODES)); then
+    say "a node already answers on $URL"
+    echo "already running"
+    echo "$URLS"
+    exit 0
   fi
-  say "a node already answers on $URL"
-  echo "already running"
-  echo "$URLS"
-  exit 0
+  $ours_partly_up || fail "a cluster of $count node(s) already answers on $URL, not $NODES; stop it first (ES_NODES=$count npm run es:stop) or set ES_PORT"
 fi
 
-if [[ -f "$PID_FILE" ]]; then
+if ((NODES == 1)) && [[ -f "$PID_FILE" ]]; then
   old_pid="$(cat "$PID_FILE")"
   if is_our_node "$old_pid"; then
     fail "node pid $old_pid (from $PID_FILE) is running but not healthy on $URL; see $LOG_FILE, then run 'npm run es:stop'"
@@ -112,7 +123,7 @@ if [[ -f "$PID_FILE" ]]; then
   rm -f "$PID_FILE"
 fi
 # Anything else on the port would only show up later as a bind error deep in the node's log.
-port_free || fail "127.0.0.1:$PORT is taken by something that is not a healthy Elasticsearch node; set ES_PORT"
+((NODES > 1)) || port_free || fail "127.0.0.1:$PORT is taken by something that is not a healthy Elasticsearch node; set ES_PORT"
 
 # --- build (first use only) ----------------------------------------------------------------------
 command -v java >/dev/null || fail "java (17 or newer) is not on PATH"
@@ -165,10 +176,11 @@ start_node() {
   echo $!
 }
 
-pids=()
+pids=() started_ports=()
 if ((NODES == 1)); then
   say "starting Elasticsearch $ES_VERSION on $URL (heap $HEAP, data $DATA, log $LOG_FILE)"
-  pids+=("$(start_node "$PORT" "${ES_TRANSPORT_PORT:-9300-9399}" "$DATA" "$LOG_FILE")")
+  pids+=("$(start_node "$PORT" "${ES_TRANSPORT_PORT:-9300-9399}" "$DATA" "$LOG_FILE" "${EXTRA[@]}")")
+  started_ports+=("$PORT")
   echo "${pids[0]}" >"$PID_FILE"
 else
   # N nodes on this machine, one JVM each: every node is master-eligible and holds data, and they
@@ -181,20 +193,31 @@ else
     seeds="$seeds${seeds:+,}127.0.0.1:$((TBASE + i))"
     masters="$masters${masters:+,}simdup-node-$((PORT + i))"
   done
+  # Nodes of ours still running stay; the others (all of them on a first start) are started.
+  missing=()
   for ((i = 0; i < NODES; i++)); do
     p=$((PORT + i))
-    [[ -f "$STATE/es-$p.pid" ]] && is_our_node "$(cat "$STATE/es-$p.pid")" && fail "a node of ours already runs on port $p (pid $(cat "$STATE/es-$p.pid")); run 'ES_NODES=$NODES npm run es:stop' first"
+    if [[ -f "$STATE/es-$p.pid" ]] && is_our_node "$(cat "$STATE/es-$p.pid")"; then
+      $ours_partly_up || fail "a node of ours already runs on port $p (pid $(cat "$STATE/es-$p.pid")); run 'ES_NODES=$NODES npm run es:stop' first"
+      continue
+    fi
     port_free "$p" || fail "127.0.0.1:$p is taken; set ES_PORT"
     port_free "$((TBASE + i))" || fail "transport port 127.0.0.1:$((TBASE + i)) is taken; set ES_TRANSPORT_BASE"
+    missing+=("$i")
   done
-  say "starting a cluster of $NODES Elasticsearch $ES_VERSION nodes on $URLS (heap $HEAP each, data $CLUSTER_DATA)"
-  for ((i = 0; i < NODES; i++)); do
+  if ((${#missing[@]} < NODES)); then
+    say "restarting ${#missing[@]} of the $NODES nodes on their data (ports$(for i in "${missing[@]}"; do printf ' %s' $((PORT + i)); done))"
+  else
+    say "starting a cluster of $NODES Elasticsearch $ES_VERSION nodes on $URLS (heap $HEAP each, data $CLUSTER_DATA)"
+  fi
+  for i in "${missing[@]}"; do
     p=$((PORT + i))
     pid="$(start_node "$p" "$((TBASE + i))" "$CLUSTER_DATA/node-$i" "$STATE/es-$p.log" \
       -Ediscovery.type=multi-node "-Enode.name=simdup-node-$p" \
-      "-Ediscovery.seed_hosts=$seeds" "-Ecluster.initial_master_nodes=$masters")"
+      "-Ediscovery.seed_hosts=$seeds" "-Ecluster.initial_master_nodes=$masters" "${EXTRA[@]}")"
     echo "$pid" >"$STATE/es-$p.pid"
     pids+=("$pid")
+    started_ports+=("$p")
   done
   echo "$NODES" >"$STATE/es-$PORT.nodes"
 fi
@@ -213,17 +236,17 @@ all_ready() {
 stop_started() {
   local pid
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for ((i = 0; i < NODES; i++)); do rm -f "$STATE/es-$((PORT + i)).pid"; done
-  rm -f "$STATE/es-$PORT.nodes"
+  for p in "${started_ports[@]}"; do rm -f "$STATE/es-$p.pid"; done
+  ((${#started_ports[@]} < NODES)) || rm -f "$STATE/es-$PORT.nodes"
 }
 
 started=$SECONDS
 until all_ready; do
   for ((i = 0; i < ${#pids[@]}; i++)); do
     if ! kill -0 "${pids[$i]}" 2>/dev/null; then
-      LOG_FILE="$STATE/es-$((PORT + i)).log"
+      LOG_FILE="$STATE/es-${started_ports[$i]}.log"
       stop_started
-      fail_with_log "the node on port $((PORT + i)) exited during start-up"
+      fail_with_log "the node on port ${started_ports[$i]} exited during start-up"
     fi
   done
   if ((SECONDS - started >= TIMEOUT)); then

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { Client, type ClientOptions } from '@elastic/elasticsearch'
+import { Client, ClusterConnectionPool, type ClientOptions } from '@elastic/elasticsearch'
 import { DedupError, describeValue } from '../errors.js'
 import { Redactor, displayUrl } from './_errors.js'
 import { parseNodeUrls, type ElasticsearchAuth, type ElasticsearchStoreOptions, type ResolvedElasticsearchStoreOptions } from './_options.js'
@@ -35,6 +35,10 @@ export function connect(options: ElasticsearchStoreOptions<Client>, resolved: Re
       // The store retries with back-off itself. The transport retries only to move to another
       // node: a connection error marks the node dead and the next attempt goes to a live one.
       maxRetries: nodes.length - 1,
+      // The client also marks a node dead when it answers 503, which a live node does for a red
+      // index; the default weighted pool can then find no node at all ("no living connections")
+      // for a minute. This pool tries every node when all are marked dead.
+      ConnectionPool: ClusterConnectionPool,
       requestTimeout: resolved.requestTimeoutMs,
     }
     if (options.auth !== undefined) clientOptions.auth = options.auth

@@ -118,6 +118,8 @@ export interface RetryPolicy {
   retries: number
   /** First back-off in ms; doubled each retry, ±25 % jitter. */
   backoffMs: number
+  /** Before retrying a partial answer (see wholeAnswer): wait until the shards are back, or give up waiting. */
+  awaitShards?: () => Promise<void>
 }
 
 /** Delay before retry number `attempt` (0-based). */
@@ -131,14 +133,56 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-/** Runs `fn`, retrying retryable failures with exponential back-off; rethrows the last failure. */
+/** An answer some shards did not give (a red index, a point in time that lost a node's contexts), as a 503. */
+class PartialAnswerError extends Error {
+  override name = 'ResponseError'
+  readonly meta: { statusCode: number; body: unknown }
+  constructor(what: string, reason: unknown, body: unknown) {
+    const type = (reason as { type?: unknown } | null | undefined)?.type
+    super(`${what} (${typeof type === 'string' ? type : 'no reason given'}; a node down, the index red?)`)
+    this.meta = { statusCode: 503, body }
+  }
+}
+
+/** A sub-search (of an _msearch) that failed with 503 because shards had no live copy: waited for like a partial answer. */
+export function shardsUnavailable(error: unknown): Error {
+  return new PartialAnswerError('a search found shards without a live copy', error, error)
+}
+
+/** True when `err` (or its cause) is a partial answer refused by wholeAnswer. */
+export function isPartialAnswer(err: unknown): boolean {
+  return err instanceof PartialAnswerError || (err instanceof Error && err.cause instanceof PartialAnswerError)
+}
+
+/**
+ * Elasticsearch answers a search, count or multi-get over a shard with no live copy with 200 and
+ * what the other shards hold (`_shards.failed`, or an `error` in place of a document): less than
+ * is stored, which simdup would take for "not there" (a copy decided unique, a number handed out
+ * twice, a document skipped by reindex). Such an answer is refused as a 503, so it is retried
+ * and, if the shard stays away, fails the run with a message; never used.
+ */
+export function wholeAnswer<T>(res: T): T {
+  if (res === null || typeof res !== 'object') return res
+  const shards = (res as { _shards?: { failed?: unknown; total?: unknown; failures?: { reason?: unknown }[] } })._shards
+  if (typeof shards?.failed === 'number' && shards.failed > 0) {
+    throw new PartialAnswerError(`${shards.failed} of ${String(shards.total)} shards did not answer`, shards.failures?.[0]?.reason, res)
+  }
+  const docs = (res as { docs?: unknown }).docs
+  if (Array.isArray(docs)) {
+    const missing = docs.filter((d): d is { error: unknown } => d !== null && typeof d === 'object' && 'error' in d)
+    if (missing.length > 0) throw new PartialAnswerError(`${missing.length} of ${docs.length} documents could not be read`, missing[0]!.error, res)
+  }
+  return res
+}
+
+/** Runs `fn`, retrying retryable failures with exponential back-off; rethrows the last failure. A partial answer (see wholeAnswer) is a failure. */
 export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fn()
+      return wholeAnswer(await fn())
     } catch (err) {
       if (attempt >= policy.retries || !isRetryable(err)) throw err
-      await sleep(backoffDelay(policy, attempt))
+      await Promise.all([sleep(backoffDelay(policy, attempt)), err instanceof PartialAnswerError ? policy.awaitShards?.() : undefined])
     }
   }
 }

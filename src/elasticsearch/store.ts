@@ -11,7 +11,7 @@ import {
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import { itemError, backoffDelay, errorReason, errorType, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
+import { itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
 import { connect } from './_connection.js'
 import {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
@@ -120,7 +120,17 @@ class EsStore implements ElasticsearchStore {
     private readonly redactor: Redactor,
   ) {
     this.queue = new PQueue({ concurrency: options.concurrency })
-    this.policy = { retries: options.retries, backoffMs: options.backoffMs }
+    this.policy = {
+      retries: options.retries,
+      backoffMs: options.backoffMs,
+      // A red index (a primary and its copies lost) gets up to a minute per retry to come back,
+      // as Elasticsearch gives a bulk write to such a shard.
+      awaitShards: () =>
+        this.client.cluster.health({ index: this.index, wait_for_status: 'yellow', timeout: '60s' }).then(
+          () => undefined,
+          () => undefined,
+        ),
+    }
     this.index = options.index
     this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn) }
   }
@@ -264,7 +274,9 @@ class EsStore implements ElasticsearchStore {
     const byId = new Map(records.map((r) => [r.id, r]))
     const shared = this.options.sharedIndex
     let todo = records
-    for (let attempt = 0; todo.length > 0; attempt++) {
+    // Retries count rounds that wrote nothing: a node shedding load (429) but writing part of each
+    // round is waited out however many rounds it takes (each round writes at least one).
+    for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
       const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
       const okIds: string[] = []
@@ -294,6 +306,7 @@ class EsStore implements ElasticsearchStore {
         const r = byId.get(id)
         if (r !== undefined) acked.push(r)
       }
+      if (okIds.length > 0) attempt = 0
       // In input order, so a retry sends documents in the order the caller gave them.
       for (const r of todo) {
         const d = dropped.get(r.id)
@@ -301,7 +314,7 @@ class EsStore implements ElasticsearchStore {
         if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) retry.push(r)
         else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
       }
-      if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
+      if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt++))
       todo = retry
     }
   }
@@ -458,12 +471,13 @@ class EsStore implements ElasticsearchStore {
   /** Records of each search's hits, in hit order. */
   private async msearch(bodies: Record<string, unknown>[]): Promise<FingerprintRecord[][]> {
     const searches: estypes.MsearchRequestItem[] = []
-    for (const body of bodies) searches.push({}, body as estypes.MsearchMultisearchBody)
+    // A sub-search over a shard with no live copy fails (and is retried) instead of answering without it.
+    for (const body of bodies) searches.push({ allow_partial_search_results: false }, body as estypes.MsearchMultisearchBody)
     const res = await this.request('_msearch (candidates)', async () => {
       const r = await this.client.msearch<{ dedup?: unknown }>({ index: this.index, searches, filter_path: MSEARCH_FILTER_PATH })
       // A rejected sub-search (429 under load, a shard failure) fails the batch, so it is retried whole.
       for (const item of r.responses) {
-        if ('error' in item) throw itemError(item.status, item.error)
+        if ('error' in item) throw item.status === 503 ? shardsUnavailable(item.error) : itemError(item.status, item.error)
       }
       return r
     })

@@ -172,11 +172,13 @@ export async function copyDocs(
 ): Promise<Map<string, string>> {
   const failed = new Map<string, string>()
   let todo = docs
-  for (let attempt = 0; todo.length > 0; attempt++) {
+  // Retries count rounds that wrote nothing (see the store's bulk put).
+  for (let attempt = 0; todo.length > 0; ) {
     const operations: (estypes.BulkOperationContainer | Record<string, unknown>)[] = []
     for (const d of todo) operations.push({ index: { _index: index, _id: d.id } }, d.source)
     const res = await request('_bulk (copy)', index, () => client.bulk({ operations }))
     const retry = new Set<string>()
+    if (res.items.some((item) => item.index !== undefined && item.index.status < 300)) attempt = 0
     for (const item of res.items) {
       const r = item.index
       if (r === undefined || r.status < 300) continue
@@ -185,7 +187,7 @@ export async function copyDocs(
       else failed.set(id, `status ${r.status}: ${r.error?.type ?? 'error'}: ${r.error?.reason ?? 'unknown reason'}`)
     }
     todo = todo.filter((d) => retry.has(d.id))
-    if (todo.length > 0) await new Promise((resolve) => setTimeout(resolve, policy.backoffMs * 2 ** attempt))
+    if (todo.length > 0) await new Promise((resolve) => setTimeout(resolve, policy.backoffMs * 2 ** attempt++))
   }
   return failed
 }

@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
 import { DedupError } from '../../errors.js'
 import { causeStatus, type Requester } from './_es.js'
+import { isPartialAnswer } from '../_errors.js'
 import { compareSortValues, type SortValue } from './_sort.js'
 
 /** One document read from the source. */
@@ -71,9 +72,10 @@ export async function pitAlive(client: Client, pitId: string, keepAlive: string,
     await request('_search (point in time check)', index, () => client.search({ pit: { id: pitId, keep_alive: keepAlive }, size: 0, track_total_hits: false }))
     return true
   } catch (err) {
-    // Expired or closed: 404 search_context_missing; a PIT id from another cluster: 400.
+    // Expired or closed: 404 search_context_missing; a PIT id from another cluster: 400. Some of
+    // its shard contexts lost (their node went down): it would walk the other shards only.
     const status = causeStatus(err)
-    if (status === 404 || status === 400) return false
+    if (status === 404 || status === 400 || isPartialAnswer(err)) return false
     throw err
   }
 }
