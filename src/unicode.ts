@@ -1,4 +1,4 @@
-/** UTF-16 well-formedness, shared by input validation and the stores' record checks. */
+/** Unicode helpers shared across stages: UTF-16 well-formedness (input validation, the stores' record checks), how much text a string holds. */
 
 /**
  * Index of the first lone (unpaired) UTF-16 surrogate in `s`, or -1 when `s` is well-formed
@@ -21,4 +21,18 @@ export function loneSurrogateAt(s: string): number {
     return i
   }
   return -1
+}
+
+/**
+ * Characters of a string that are not white space (control characters ≤ U+0020, no-break and
+ * ideographic spaces): how much text a block or a line holds, whatever its layout.
+ * @example solidLength(' 正文 a ') // 3
+ */
+export function solidLength(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c > 32 && c !== 0xa0 && c !== 0x3000) n++
+  }
+  return n
 }

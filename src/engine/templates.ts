@@ -1,4 +1,5 @@
 import { contentKey } from '../fingerprint/hash.js'
+import { solidLength } from '../unicode.js'
 
 /**
  * Cross-document boilerplate: lines that recur across many documents of one host are that site's
@@ -67,15 +68,6 @@ export function textLines(normalized: string): TextLines {
   const lines = normalized.split('\n')
   const keys = lines.map((l) => (solidLength(l) >= TEMPLATE_MIN_LINE_CHARS ? parseInt(contentKey(l.trim()).slice(0, 13), 16) : null))
   return { lines, keys }
-}
-
-function solidLength(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x3000) n++
-  }
-  return n
 }
 
 /** The host key of a canonical URL: its host name, lower-cased, without a leading `www.`; null without one. */

@@ -3,6 +3,7 @@
  */
 import { Parser } from 'htmlparser2'
 import { DedupError, describeValue } from '../errors.js'
+import { solidLength } from '../unicode.js'
 
 /** Options of {@link htmlToText}. */
 export interface HtmlToTextOptions {
@@ -125,15 +126,6 @@ const LINK_DENSE_CANDIDATES = new Set([
 ])
 
 /** Characters of `s` that are not white space (ASCII, no-break and ideographic spaces). */
-function solidLength(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c > 32 && c !== 0xa0 && c !== 0x3000) n++
-  }
-  return n
-}
-
 function words(token: string): string[] {
   return token.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase().split(/[-_:.]+/).filter((w) => w !== '')
 }
