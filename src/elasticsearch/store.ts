@@ -7,7 +7,8 @@ import { recordToSource, sourceToRecord, DEDUP_SOURCE_FIELDS, type DedupSource }
 import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
 import {
-  UNION_PAGE, addHotBandCandidates, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
+  UNION_PAGE, addHotBandCandidates,
+  capBandTerms, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
@@ -403,6 +404,8 @@ class EsStore implements ElasticsearchStore {
       ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize), out)),
     ])
     if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
+    // One shard's term statistics decide what is hot: on several shards a term can bring more.
+    for (const l of lookups) out[l.at] = capBandTerms(out[l.at]!, l.query, this.options.maxPerBand)
     const pending = this.pending
     if (pending !== null && !pending.isEmpty()) {
       queries.forEach((q, i) => {

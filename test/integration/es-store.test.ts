@@ -73,7 +73,7 @@ async function admin(method: string, path: string, body?: unknown): Promise<{ st
 }
 
 afterEach(async () => {
-  released.length = 0
+  for (const pool of releasedPools) pool.length = 0
   for (const index of created.splice(0)) {
     const { status } = await admin('DELETE', `/${index}`)
     if (status !== 200 && status !== 404) throw new Error(`deleting ${index} answered ${status}`)
@@ -86,36 +86,44 @@ async function makeStore(over: StoreOverrides = {}, index = nextIndex()): Promis
   return createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), ...over } as ElasticsearchStoreOptions)
 }
 
-/** Indices of stores closed during the current test, free for the next store of that test. */
-const released: string[] = []
+/** Indices of stores closed during the current test, free for the next store of that test (one pool per shard count). */
+const releasedPools: string[][] = []
 
 /**
- * A store on an empty index for the contract suites. A property test opens a store per run:
+ * Stores on empty indices for the contract suites. A property test opens a store per run:
  * creating an index each time costs ~0.5–1 s on a busy node, so a closed store's index is emptied
  * and reused within the test instead (it is still deleted after the test).
  */
-async function contractStore(): Promise<ElasticsearchStore> {
-  const reused = released.pop()
-  const index = reused ?? nextIndex()
-  const store = await makeStore({}, index)
-  if (reused !== undefined) {
-    // No _delete_by_query on the minimal test distribution: scan and delete what the last run left.
-    const ids: string[] = []
-    for await (const batch of store.scan()) ids.push(...batch.map((r) => r.id))
-    await store.delete(ids)
-    await store.refresh()
+function contractStores(over: StoreOverrides = {}): () => Promise<ElasticsearchStore> {
+  const released: string[] = []
+  releasedPools.push(released)
+  return async () => {
+    const reused = released.pop()
+    const index = reused ?? nextIndex()
+    const store = await makeStore(over, index)
+    if (reused !== undefined) {
+      // No _delete_by_query on the minimal test distribution: scan and delete what the last run left.
+      const ids: string[] = []
+      for await (const batch of store.scan()) ids.push(...batch.map((r) => r.id))
+      await store.delete(ids)
+      await store.refresh()
+    }
+    const close = store.close.bind(store)
+    store.close = async () => {
+      await close()
+      released.push(index)
+    }
+    return store
   }
-  const close = store.close.bind(store)
-  store.close = async () => {
-    await close()
-    released.push(index)
-  }
-  return store
 }
+const contractStore = contractStores()
 
 storeContract('elasticsearch', contractStore)
 storeContractExtra('elasticsearch', contractStore)
 storeContractBands('elasticsearch', contractStore, DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
+// Several primary shards on one node: the hot check reads one shard's term statistics, and a term
+// that is not hot there brought more than maxPerBand records before the store cut each term.
+storeContractBands('elasticsearch, 3 shards', contractStores({ shards: 3 }), DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
 storeContractVersions('elasticsearch', contractStore)
 
 // ---- helpers ----
