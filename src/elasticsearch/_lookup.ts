@@ -3,7 +3,6 @@ import { popcount64 } from '../fingerprint/hamming.js'
 import { DEDUP_SOURCE_FIELDS } from './_document.js'
 import { distinctBlocks, matchesCandidateQuery } from './_query.js'
 import { KeyPostings } from './_keys.js'
-import { compareOrder } from '../engine/match.js'
 
 /**
  * Batched candidate lookups. Each search costs Elasticsearch a fixed overhead (parse, context,
@@ -282,13 +281,15 @@ export function addHotBandCandidates(
 }
 
 /**
- * The pending records (put, not yet searchable) that `q` matches, with the band bound applied to
- * them too: a record matching by a key or a block stays; one matching only by band terms stays
- * when it is among the newest `maxPerBand` pending records of one of those terms. (A term may so
- * bring up to `maxPerBand` pending records besides its newest searchable ones: pending records
- * are the last seconds of writes.)
+ * Records `q` matches with the band bound applied: a record matching by a key or a block stays;
+ * one matching only by band terms stays when it is among the newest `maxPerBand` of them with one
+ * of those terms (first-insertion order). Used twice: on a search's answer, because the hot check
+ * reads the term statistics of one shard, so on an index of several shards a term that is not hot
+ * there can bring up to a shard count times `maxPerBand` records through the union search; and on
+ * the pending records (put, not yet searchable), so a term brings at most `maxPerBand` of those
+ * besides its newest searchable ones (pending records are the last seconds of writes).
  */
-export function boundPendingBands(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
+export function boundBandTerms(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
   if (q.bands === undefined || q.bands.length === 0 || matches.length === 0) return [...matches]
   const noBands: CandidateQuery = { ...q, bands: [] }
   const pc = popcount64(q.fingerprint)
@@ -308,30 +309,4 @@ export function boundPendingBands(matches: readonly FingerprintRecord[], q: Cand
     if (keep) out.push(r)
   }
   return out
-}
-
-/**
- * `records` (one lookup's answer) with each band term cut to its newest `maxPerBand` records by
- * first-insertion order, the embedded store's rule; a record another route reaches (enough equal
- * blocks, or an equal content, URL or title key) stays whatever its terms. The hot check reads the
- * term statistics of one shard, so on an index of several shards a term that is not hot there can
- * bring up to a shard count times `maxPerBand` records through the union search.
- * @example capBandTerms(answer, query, 4).length <= answer.length // true
- */
-export function capBandTerms(records: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
-  if (q.bands === undefined || q.bands.length === 0 || q.allBands === true) return [...records]
-  const blocks = new Set(q.blocks)
-  const otherRoute = (r: FingerprintRecord): boolean => {
-    if ((q.contentHash != null && r.contentHash === q.contentHash) || (q.urlHash != null && r.urlHash === q.urlHash) || (q.titleHash != null && r.titleHash === q.titleHash)) return true
-    let shared = 0
-    for (const b of r.blocks) if (blocks.has(b)) shared++
-    return shared >= q.minMatch
-  }
-  const keep = new Set<FingerprintRecord>(records.filter(otherRoute))
-  const newestFirst = (a: FingerprintRecord, b: FingerprintRecord): number => compareOrder(b, a)
-  for (const term of new Set(q.bands)) {
-    const having = records.filter((r) => r.bands?.includes(term) === true).sort(newestFirst)
-    for (let i = 0; i < having.length && i < maxPerBand; i++) keep.add(having[i]!)
-  }
-  return records.filter((r) => keep.has(r))
 }

@@ -8,7 +8,7 @@ import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
 import {
   UNION_PAGE, addHotBandCandidates,
-  capBandTerms, assignCandidates, boundPendingBands, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
+  assignCandidates, boundBandTerms, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
@@ -405,13 +405,13 @@ class EsStore implements ElasticsearchStore {
     ])
     if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
     // One shard's term statistics decide what is hot: on several shards a term can bring more.
-    for (const l of lookups) out[l.at] = capBandTerms(out[l.at]!, l.query, this.options.maxPerBand)
+    for (const l of lookups) if (l.query.allBands !== true) out[l.at] = boundBandTerms(out[l.at]!, l.query, this.options.maxPerBand)
     const pending = this.pending
     if (pending !== null && !pending.isEmpty()) {
       queries.forEach((q, i) => {
         // The pending copy is the newest: drop a search's copy of the same id (maybe stale or deleted).
         const merged = out[i]!.filter((r) => !pending.shadows(r.id))
-        out[i] = merged.concat(q.allBands === true ? pending.matches(q) : boundPendingBands(pending.matches(q), q, this.options.maxPerBand))
+        out[i] = merged.concat(q.allBands === true ? pending.matches(q) : boundBandTerms(pending.matches(q), q, this.options.maxPerBand))
       })
     }
     return out

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { CandidateQuery, FingerprintRecord } from '../../src/types.js'
-import { boundPendingBands } from '../../src/elasticsearch/_lookup.js'
+import { boundBandTerms } from '../../src/elasticsearch/_lookup.js'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { T0, hash16, makeRecord, sharing } from './_records.js'
 
@@ -9,7 +9,7 @@ const BASE = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
 const OTHER = sharing(BASE, [])
 const term = (position: number, value: number): string => `m${position}_0000000${value}`
 
-describe('boundPendingBands (the band bound on records not yet searchable)', () => {
+describe('boundBandTerms (the band bound on a search answer and on records not yet searchable)', () => {
   test.prop([
     fc.array(fc.record({ bands: fc.array(fc.nat(1), { minLength: 8, maxLength: 8 }), sameContent: fc.boolean() }), { maxLength: 30, size: 'max' }),
     fc.uniqueArray(fc.tuple(fc.nat(7), fc.nat(1)), { minLength: 1, maxLength: 8, selector: ([p, v]) => `${p}/${v}` }),
@@ -28,6 +28,6 @@ describe('boundPendingBands (the band bound on records not yet searchable)', () 
     for (const t of q.bands!) {
       for (const r of matches.filter((m) => m.bands!.includes(t)).sort((a, b) => b.indexedAt - a.indexedAt).slice(0, maxPerBand)) expected.add(r.id)
     }
-    expect(boundPendingBands(matches, q, maxPerBand).map((r) => r.id).sort()).toEqual([...expected].sort())
+    expect(boundBandTerms(matches, q, maxPerBand).map((r) => r.id).sort()).toEqual([...expected].sort())
   })
 })
