@@ -80,8 +80,8 @@ export class Deduplicator {
     const since = o.windowMs === undefined ? undefined : now - o.windowMs
     const docs: PreparedDocument[] = []
     for (const item of items) if (item.ok) docs.push(item.doc)
-    // Template layer: a document with a host is fingerprinted without its host's template lines,
-    // as the learner knows them now (see templates.ts); `epochs` notes which set each one used.
+    // Template layer: every document is fingerprinted without the template lines the learner knows
+    // now (see templates.ts); `version` notes which set that was, to notice one learned mid-batch.
     const templates = this.templates
     const filtered = new Map<PreparedDocument, Filtered>()
     const effective = docs.map((d) => this.withoutTemplate(d, filtered))
