@@ -139,7 +139,10 @@ export class BandStore {
     // Explicit lists are indexed by slot; a term may sit in any slot (lists are short and rare).
     for (let slot = 0; slot < this.longestExplicit; slot++) {
       const id = explicit.findTerm(slot, term)
-      if (id >= 0) for (let row = explicit.first(id); row >= 0; row = explicit.next(slot, row)) if (visit(row)) return
+      if (id < 0) continue
+      let stop = false
+      explicit.forEachRow(slot, id, (row) => (stop = visit(row)))
+      if (stop) return
     }
   }
 

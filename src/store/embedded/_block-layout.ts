@@ -122,6 +122,15 @@ export class LayoutRegistry {
     return -1
   }
 
+  /** The id of a known layout that produces exactly `blocks` from (hi, lo), or -1 (registers nothing). */
+  find(hi: number, lo: number, blocks: readonly string[]): number {
+    if (this.last >= 0 && this.fits(this.layouts[this.last]!, hi, lo, blocks)) return this.last
+    for (let id = 0; id < this.layouts.length; id++) {
+      if (this.fits(this.layouts[id]!, hi, lo, blocks)) return (this.last = id)
+    }
+    return -1
+  }
+
   /** Registers layout `id` read from a log; false when it conflicts with what is known. */
   define(id: number, widths: readonly number[], padded: boolean): boolean {
     if (widths.reduce((a, b) => a + b, 0) !== 64 || widths.some((w) => w < 1 || w > MAX_WIDTH)) return false

@@ -78,6 +78,27 @@ export class U8Column {
   }
 }
 
+/** Unsigned 16-bit column (per-row fingerprint folds); unwritten rows read as 0. */
+export class U16Column {
+  private readonly chunks: (Uint16Array | undefined)[] = []
+
+  get(row: number): number {
+    const chunk = this.chunks[row >>> CHUNK_BITS]
+    return chunk === undefined ? 0 : chunk[row & CHUNK_MASK]!
+  }
+
+  set(row: number, value: number): void {
+    const k = row >>> CHUNK_BITS
+    let chunk = this.chunks[k]
+    if (chunk === undefined) this.chunks[k] = chunk = new Uint16Array(CHUNK_ROWS)
+    chunk[row & CHUNK_MASK] = value
+  }
+
+  byteLength(): number {
+    return sumBytes(this.chunks)
+  }
+}
+
 /** One bit per row (row liveness); unwritten rows read as 0. */
 export class BitColumn {
   private readonly chunks: (Uint32Array | undefined)[] = []

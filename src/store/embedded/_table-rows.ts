@@ -2,12 +2,12 @@ import { DedupError } from '../../errors.js'
 import { ByteArena } from './_arena.js'
 import { BandStore } from './_bands.js'
 import { EXPLICIT_LAYOUT, blockValue, type LayoutRegistry } from './_block-layout.js'
-import { bucketOf32, bytesEqual, hashBytes, VARINT_OUT } from './_bytes.js'
+import { bucketOf32, bytesEqual, fold16, hashBytes, VARINT_OUT } from './_bytes.js'
 import { ChainIndex } from './_chain-index.js'
 import { KeyIndex } from './_key-index.js'
 import type { LogReader } from './_log-reader.js'
 import { ENTRY_DELETE, ENTRY_LAYOUT, ENTRY_PUT, F_SELF, F_TITLE, F_URL, LOG_EXPLICIT_LAYOUT, PutView, RegionView, decodeDelete, decodePut, readRegion } from './_codec.js'
-import { BitColumn, DictColumn, I32Column, OffsetColumn, SparseI32Column, U32Column } from './_columns.js'
+import { BitColumn, DictColumn, I32Column, OffsetColumn, SparseI32Column, U16Column, U32Column } from './_columns.js'
 import { Postings } from './_postings.js'
 import type { VersionRegistry } from './_versions.js'
 
@@ -62,6 +62,8 @@ export class TableRows {
   dead = 0
   protected readonly hi = new U32Column()
   protected readonly lo = new U32Column()
+  /** Each row's fingerprint folded to 16 bits (`fold16`): the block route rules most rows out on it. */
+  protected readonly folds = new U16Column()
   protected readonly time = new DictColumn('float64')
   /** First-insertion sequence number of each row's record (kept when an id is put again). */
   protected readonly seqs = new U32Column()
@@ -177,6 +179,7 @@ export class TableRows {
     const flags = v.flags
     this.hi.set(row, v.hi)
     this.lo.set(row, v.lo)
+    this.folds.set(row, fold16(v.hi, v.lo))
     this.time.set(row, v.indexedAt)
     this.seqs.set(row, v.seq)
     if (v.seq > this.maxSeq) this.maxSeq = v.seq
@@ -336,7 +339,7 @@ export class TableRows {
   byteParts(): TableBytes {
     const sum = (parts: readonly { byteLength(): number }[]): number => parts.reduce((t, p) => t + p.byteLength(), 0)
     return {
-      fingerprints: sum([this.hi, this.lo]),
+      fingerprints: sum([this.hi, this.lo, this.folds]),
       rowColumns: sum([this.time, this.seqs, this.meta, this.alive, this.explicitPos, this.explicitPool]),
       payloads: sum([this.arena, this.groupPos, this.offsets]),
       ids: sum([this.ids, this.clusters, this.clusterHash]),

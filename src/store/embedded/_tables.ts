@@ -1,6 +1,7 @@
 import type { CandidateQuery } from '../../types.js'
-import { bucketOf32, bytesEqual, hashBytes, hexHi, hexLo, isHex16, popcount32 } from './_bytes.js'
+import { bucketOf32, bytesEqual, fold16, hashBytes, hexHi, hexLo, isHex16, popcount32 } from './_bytes.js'
 import { F_SELF, F_TITLE, F_URL } from './_codec.js'
+import { blockValue } from './_block-layout.js'
 import { TableRecords } from './_table-records.js'
 import { foldKey } from './_table-rows.js'
 
@@ -146,52 +147,43 @@ export class Tables extends TableRecords {
    */
   private blockRoute(q: CandidateQuery, since: number, exclude: number, limits: CandidateLimits, seen: Set<number>, out: number[]): void {
     const max = limits.maxBlockCandidates
-    const near = limits.filterBlockDistance
     const m = q.blocks.length
     const minMatch = q.minMatch
     if (minMatch > m) return
+    const postings = this.postings
+    postings.settle()
     const qHi = q.fingerprint.hi >>> 0
     const qLo = q.fingerprint.lo >>> 0
-    const qPop = popcount32(qHi) + popcount32(qLo)
     const maxDistance = q.maxDistance
-    const counts = minMatch > 1 ? new Map<number, number>() : null
     const found: number[] = []
-    for (let p = 0; p < m; p++) {
-      const term = this.postings.findTerm(p, q.blocks[p]!)
-      if (term < 0) continue
-      // After position m − minMatch a row not counted yet can no longer reach minMatch.
-      const mayStart = p <= m - minMatch
-      for (let row = this.postings.first(term); row >= 0; row = this.postings.next(p, row)) {
-        if (!this.alive.has(row) || row === exclude) continue
-        const hi = this.hi.get(row)
-        const lo = this.lo.get(row)
-        if (counts === null && near) {
-          // One block is enough and only rows within k count: the distance (which bounds the
-          // popcount difference) first, so the rows beyond k, most of a block's rows at large N,
-          // cost no reads of their time and seq columns.
-          if (popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) continue
-          if (this.time.get(row) < since || this.seqs.get(row) > this.seqBound || seen.has(row)) continue
-          seen.add(row)
-          found.push(row)
-          continue
-        }
-        const d = popcount32(hi) + popcount32(lo) - qPop
-        if (d > maxDistance || -d > maxDistance || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) continue
-        if (counts !== null) {
-          const c = counts.get(row)
-          if (c === undefined) {
-            if (!mayStart) continue
-            counts.set(row, 1)
-            continue
-          }
-          counts.set(row, c + 1)
-          if (c + 1 !== minMatch) continue
-        }
-        if (seen.has(row)) continue
-        if (near && popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) continue
+    if (minMatch === 1 && limits.filterBlockDistance) {
+      // One block is enough and only rows within k count, and a block's rows grow with the store
+      // (most of them beyond k at large N): each is ruled out on its 16-bit fold (a compact
+      // column) where it can be, then on its distance, before any read of its other columns.
+      const qFold = fold16(qHi, qLo)
+      const folds = this.folds
+      const near = (row: number): void => {
+        if (!this.alive.has(row) || row === exclude || popcount32(folds.get(row) ^ qFold) > maxDistance) return
+        if (popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0) > maxDistance) return
+        if (this.time.get(row) < since || this.seqs.get(row) > this.seqBound || seen.has(row)) return
         seen.add(row)
         found.push(row)
       }
+      const base = postings.base
+      // Blocks of a known layout find their term ids by value, without hashing the strings.
+      const layoutId = this.layouts.find(qHi, qLo, q.blocks)
+      const layout = layoutId < 0 ? undefined : this.layouts.layouts[layoutId]!
+      const caches = layout === undefined ? undefined : postings.layoutCaches(layoutId, layout)
+      for (let p = 0; p < m; p++) {
+        const cache = caches?.[p]
+        let term = cache === undefined ? -1 : cache[blockValue(qHi, qLo, layout!.shifts[p]!, layout!.widths[p]!)]!
+        if (term < 0) term = postings.findTerm(p, q.blocks[p]!)
+        if (term < 0) continue
+        for (let row = postings.first(term); row >= 0; row = postings.next(p, row)) near(row)
+        for (let i = postings.baseFrom(term), end = postings.baseTo(term); i < end; i++) near(base[i]!)
+      }
+    } else {
+      this.blockRows(q, limits.filterBlockDistance, exclude, since, seen, found)
     }
     if (found.length > max) {
       const distance = (row: number): number => popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0)
@@ -200,6 +192,46 @@ export class Tables extends TableRecords {
       for (let i = 0; i < max; i++) found.push(byDistance[i]![1])
     }
     for (const row of found) out.push(row)
+  }
+
+  /** `blockRoute` without the distance filter, or with `minMatch` > 1: rows by popcount window and block count. */
+  private blockRows(q: CandidateQuery, near: boolean, exclude: number, since: number, seen: Set<number>, found: number[]): void {
+    const m = q.blocks.length
+    const minMatch = q.minMatch
+    const qHi = q.fingerprint.hi >>> 0
+    const qLo = q.fingerprint.lo >>> 0
+    const qPop = popcount32(qHi) + popcount32(qLo)
+    const maxDistance = q.maxDistance
+    const counts = minMatch > 1 ? new Map<number, number>() : null
+    let mayStart = true
+    const visit = (row: number): boolean => {
+      if (!this.alive.has(row) || row === exclude) return false
+      const hi = this.hi.get(row)
+      const lo = this.lo.get(row)
+      const d = popcount32(hi) + popcount32(lo) - qPop
+      if (d > maxDistance || -d > maxDistance || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
+      if (counts !== null) {
+        const c = counts.get(row)
+        if (c === undefined) {
+          if (mayStart) counts.set(row, 1)
+          return false
+        }
+        counts.set(row, c + 1)
+        if (c + 1 !== minMatch) return false
+      }
+      if (seen.has(row)) return false
+      if (near && popcount32((hi ^ qHi) >>> 0) + popcount32((lo ^ qLo) >>> 0) > maxDistance) return false
+      seen.add(row)
+      found.push(row)
+      return false
+    }
+    for (let p = 0; p < m; p++) {
+      const term = this.postings.findTerm(p, q.blocks[p]!)
+      if (term < 0) continue
+      // After position m − minMatch a row not counted yet can no longer reach minMatch.
+      mayStart = p <= m - minMatch
+      this.postings.forEachRow(p, term, visit)
+    }
   }
 
   /** Rows of cluster `clusterId` (its representative first), at most `limit`. */
