@@ -3,10 +3,13 @@ import { U8Column, type BitColumn } from './_columns.js'
 import { KEY_OUT, KeyIndex } from './_key-index.js'
 import { Postings } from './_postings.js'
 
-/** Average rows per bucket of a band position's index. */
+/**
+ * Most rows per bucket of a band position's index (on average; the heads double past it). A
+ * lookup walks a whole bucket for each of its band terms (8), a cache miss per row: at load 16
+ * (before) the walks grew with the store up to ~120 rows a lookup at 1 M rows, at 8 half that, for
+ * 4 bytes of heads per bucket (2–4 bytes a row more over the 8 bands; docs/BENCHMARKS.md).
+ */
 const BAND_LOAD = 8
-/** The same when records are read back from the log: longer walks in memory, the heads cost half. */
-const READ_BACK_BAND_LOAD = 16
 
 /**
  * LSH band terms of each row and their index (the second candidate route).
@@ -20,8 +23,8 @@ const READ_BACK_BAND_LOAD = 16
  *
  * Per row: a count byte (0 none, 255 explicit), then its entry in the first `count` indexes.
  *
- * `readBack` (a store that reads its records back from its log): no count byte and a longer
- * chain per bucket (5 bytes a band and ~0.3 of heads instead of 5.6); terms are not rebuilt from
+ * `readBack` (a store that reads its records back from its log): no count byte (5 bytes a band
+ * plus 0.5–1 of heads); terms are not rebuilt from
  * the index (the entry has them). The remainder stays 16 bits, so a match is exact and the band
  * route reads back only the rows it returns: with 8 bits (a tag, 1 byte a band less) every match
  * had to be confirmed on its entry, a log read per band row met, which made the band route's
@@ -156,7 +159,7 @@ export class BandStore {
   private index(position: number): KeyIndex {
     let index = this.indexes[position]
     if (index === undefined) {
-      this.indexes[position] = index = new KeyIndex(false, this.readBack ? READ_BACK_BAND_LOAD : BAND_LOAD)
+      this.indexes[position] = index = new KeyIndex(false, BAND_LOAD)
       index.reserve(this.reserved)
     }
     return index
