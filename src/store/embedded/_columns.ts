@@ -5,7 +5,7 @@
  * half of it unused; at 10 M rows that is tens of MB per column, held twice during the copy.
  * A chunk is allocated the first time a row in it is written, so a column that is only ever
  * written for some rows (explicit block terms, say) costs nothing where it is not used.
- * Three small classes instead of one generic one keep every element access monomorphic.
+ * One small class per element type instead of one generic one keeps every element access monomorphic.
  */
 
 /** log2 of rows per chunk (65,536 rows: 256 KiB for a 32-bit column). */
