@@ -27,7 +27,7 @@ export {
 } from './engine/options.js'
 export type { DedupStatsSnapshot } from './engine/stats.js'
 export { DEFAULT_BATCH_LIMITS, MAX_BATCH_SIZE, type BatchLimits } from './engine/batches.js'
-export { runIndexJob, type IndexJobOptions, type IndexJobResult } from './engine/index-job.js'
+export { runIndexJob, type IndexJobOptions, type IndexJobResult, type JobDocument, type JobBatch } from './engine/index-job.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './engine/reconcile.js'
 export { newestVersion, versionHistory, type VersionOf } from './engine/versions.js'
 export { matchCandidate, compareOrder, type Match, type MatchSubject, type MatchOptions } from './engine/match.js'
