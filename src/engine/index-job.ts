@@ -3,9 +3,9 @@ import type { AnalyzerOptions } from '../fingerprint/analyzer.js'
 import type { BlockScheme } from '../fingerprint/blocks.js'
 import { parseJsonLine, readLines, type JsonlLine } from '../io/jsonl.js'
 import type { Decision } from '../types.js'
-import { batchesOf, DEFAULT_BATCH_LIMITS } from './batches.js'
+import { batchesOf } from './batches.js'
 import type { Deduplicator } from './deduplicator.js'
-import { DEFAULT_DEDUPLICATOR_OPTIONS } from './options.js'
+import { DEFAULT_DEDUPLICATOR_OPTIONS, OPTION_LIMITS } from './options.js'
 import { runBatches } from './pipeline.js'
 import type { PreparedItem } from './prepare.js'
 import { createPreparePool, toPortable, versionMismatch, type PreparePool } from './prepare-pool.js'
@@ -124,7 +124,7 @@ export async function runJob<R>(options: JobOptions<R>): Promise<IndexJobResult>
   }
   const max = options.maxBatches
   if (max !== undefined && (!Number.isInteger(max) || max < 1)) throw new DedupError('INVALID_OPTION', `Expected \`maxBatches\` to be an integer ≥ 1, got \`${String(max)}\`.`)
-  const threads = options.workers ?? 1
+  const threads = options.workers ?? OPTION_LIMITS.workers.default
   const startPool = (blockScheme: BlockScheme, maxContentLength: number) => {
     const started = createPreparePool({ workers: threads, analyzer: toPortable(options.analyzer, '`analyzer`'), blockScheme, maxContentLength })
     started.catch(() => undefined) // a failed start is reported where it is awaited
@@ -146,7 +146,7 @@ export async function runJob<R>(options: JobOptions<R>): Promise<IndexJobResult>
     const pool = poolStart === null ? null : await poolStart
     if (pool !== null && pool.version !== dedup.version) throw versionMismatch(pool.version, dedup.version)
     const aborted = () => options.signal?.aborted === true
-    const limits = { batchSize: options.batchSize ?? DEFAULT_BATCH_LIMITS.batchSize, batchBytes: options.batchBytes ?? DEFAULT_BATCH_LIMITS.batchBytes }
+    const limits = { batchSize: options.batchSize ?? OPTION_LIMITS.batchSize.default, batchBytes: options.batchBytes ?? OPTION_LIMITS.batchBytes.default }
     let docs = 0
     let begun = 0
     const state = { stopped: false }

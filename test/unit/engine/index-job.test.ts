@@ -3,7 +3,8 @@
  * worker pool, decisions in input order once stored, the stop signal and the final refresh.
  */
 import { describe, expect, test } from 'vitest'
-import { createDeduplicator, formatDecision, openMemoryStore, parseJsonLine, runIndexJob, type Decision, type JobBatch, type JobDocument } from '../../../src/index.js'
+import { createDeduplicator, formatDecision, openMemoryStore, runIndexJob, type Decision, type JobBatch, type JobDocument } from '../../../src/index.js'
+import { parseJsonLine } from '../../../src/io/jsonl.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 
 /** Texts with copies: each article, a copy of it with a few characters changed, and a bad line. */
