@@ -69,7 +69,8 @@ export interface DeduplicatorOptions {
 
 /**
  * Ranges and defaults of the numeric options: one source for the library's checks and for the
- * CLI's flags and help (`--k`, `--blocks`, `--min-match`, `--workers`, `--batch`, `--batch-mb`).
+ * CLI's flags and help (`--k`, `--blocks`, `--min-match`, `--workers`, `--batch`, `--batch-mb`,
+ * `--shards`, `--replicas`).
  * @example OPTION_LIMITS.batchSize // { min: 1, max: 100000, default: 500 }
  */
 export const OPTION_LIMITS = Object.freeze({
@@ -90,6 +91,10 @@ export const OPTION_LIMITS = Object.freeze({
    * (their `--batch`). Elasticsearch returns at most 10 000 hits a page (`index.max_result_window`).
    */
   pageSize: Object.freeze({ min: 1, max: 10_000, default: 500 }),
+  /** Primary shards of an Elasticsearch index simdup creates (`shards`, `--shards`). */
+  shards: Object.freeze({ min: 1, max: 1024, default: 1 }),
+  /** Replicas of each shard of an Elasticsearch index simdup creates (`replicas`, `--replicas`). */
+  replicas: Object.freeze({ min: 0, max: 10, default: 0 }),
 })
 
 /** Which layers run when `layers` leaves them out. */

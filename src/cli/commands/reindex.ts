@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { parseDuration } from '../../index.js'
+import { OPTION_LIMITS, parseDuration } from '../../index.js'
 import {
   reindex, parseFieldList, defaultCheckpointFile, DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS, type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
 } from '../../elasticsearch/index.js'
@@ -21,8 +21,8 @@ redone (--restart forces it).
 
   --source INDEX     index (or alias) to read
   --dest INDEX       write copies with dedup fields here (created if missing)
-  --shards N         primary shards of a --dest this job creates: 1 to 1024 (default: the source's)
-  --replicas N       replicas of each shard of that --dest: 0 to 10 (default: the source's)
+  --shards N         primary shards of a --dest this job creates: ${OPTION_LIMITS.shards.min} to ${OPTION_LIMITS.shards.max} (default: the source's)
+  --replicas N       replicas of each shard of that --dest: ${OPTION_LIMITS.replicas.min} to ${OPTION_LIMITS.replicas.max} (default: the source's)
   --in-place         write the dedup fields into the source documents instead
   --fields T,C,U     source fields holding title, content, url (default title,content,url);
                      dotted paths reach nested objects; leave an entry empty for none (",body,")
@@ -128,8 +128,8 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     node,
     source: values.source,
     ...(dest === null ? { inPlace: true } : { dest }),
-    ...(values.shards === undefined ? {} : { shards: intFlag(values.shards, 'shards', 1, 1, 1024) }),
-    ...(values.replicas === undefined ? {} : { replicas: intFlag(values.replicas, 'replicas', 0, 0, 10) }),
+    ...(values.shards === undefined ? {} : { shards: limitFlag(values.shards, 'shards', OPTION_LIMITS.shards) }),
+    ...(values.replicas === undefined ? {} : { replicas: limitFlag(values.replicas, 'replicas', OPTION_LIMITS.replicas) }),
     ...(auth === undefined ? {} : { auth }),
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
     ...(values.fields === undefined ? {} : { fields: parseFieldList(values.fields) }),

@@ -35,6 +35,10 @@ describe('flag ranges follow the library', () => {
     ['index --workers', ['index', '-', '--workers'], 'workers', L.workers, `parsing + fingerprinting: ${L.workers.min} to ${L.workers.max}, or auto`],
     ['reindex --workers', ['reindex', '--source', 's', '--dest', 'd', '--workers'], 'workers', REINDEX_LIMITS.workers, `fingerprinting: ${L.workers.min} to ${L.workers.max} (default ${L.workers.default}: in-process)`],
     ['reindex --batch', ['reindex', '--source', 's', '--dest', 'd', '--batch'], 'batch', REINDEX_LIMITS.batchSize, `checkpoint: ${L.pageSize.min} to ${L.pageSize.max} (${L.pageSize.default})`],
+    ['index --shards', ['index', '-', '--shards'], 'shards', L.shards, `primary shards of an index simdup creates: ${L.shards.min} to ${L.shards.max} (default ${L.shards.default})`],
+    ['index --replicas', ['index', '-', '--replicas'], 'replicas', L.replicas, `replicas of each shard: ${L.replicas.min} to ${L.replicas.max} (default ${L.replicas.default};`],
+    ['reindex --shards', ['reindex', '--source', 's', '--dest', 'd', '--shards'], 'shards', L.shards, `--dest this job creates: ${L.shards.min} to ${L.shards.max} (default: the source's)`],
+    ['reindex --replicas', ['reindex', '--source', 's', '--dest', 'd', '--replicas'], 'replicas', L.replicas, `of that --dest: ${L.replicas.min} to ${L.replicas.max} (default: the source's)`],
     ['reconcile --batch', ['reconcile', '--batch'], 'batch', L.pageSize, `records per lookup: ${L.pageSize.min} to ${L.pageSize.max} (default ${L.pageSize.default})`],
   ])('%s: the help states the library\'s range and default; one past either end is a usage error', async (_, argv, flag, limit, help) => {
     const helpText = { index: INDEX_HELP, reindex: REINDEX_HELP, reconcile: INSPECT_HELP.reconcile }[argv[0] as 'index']
