@@ -22,7 +22,10 @@ async function* chunks(text: string, size: number): AsyncGenerator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size)
 }
 
-async function decide(input: string, options: { batchSize?: number; batchBytes?: number; workers?: number; signal?: AbortSignal }) {
+type JobLimits = { batchSize?: number; batchBytes?: number; workers?: number; signal?: AbortSignal; maxBatches?: number }
+
+/** Runs a job from `input` (JSONL text) or `documents` on a fresh embedded store: its decisions, batches, result and refreshes. */
+async function runOn<R>(source: { input: string } | { documents: JobDocument<R>[] }, options: JobLimits) {
   const store = await openMemoryStore()
   let refreshed = 0
   const refresh = store.refresh.bind(store)
@@ -30,12 +33,23 @@ async function decide(input: string, options: { batchSize?: number; batchBytes?:
     refreshed++
     await refresh()
   }
-  const dedup = createDeduplicator({ store })
   const decisions: Decision[] = []
-  const result = await runIndexJob({ dedup, input: chunks(input, 333), onDecisions: (d) => void decisions.push(...d), ...options })
+  const batches: JobBatch<R>[] = []
+  const docs = 'documents' in source ? source.documents : []
+  const result = await runIndexJob<R>({
+    dedup: createDeduplicator({ store }),
+    ...('input' in source ? { input: chunks(source.input, 333) } : { documents: (async function* () { yield* docs })() }),
+    onDecisions: (d, batch) => {
+      decisions.push(...d)
+      batches.push(batch)
+    },
+    ...options,
+  })
   await store.close()
-  return { decisions, result, refreshed }
+  return { decisions, batches, result, refreshed }
 }
+
+const decide = (input: string, options: JobLimits) => runOn({ input }, options)
 
 describe('runIndexJob', () => {
   test('decides a JSONL stream like one batch of the whole input, whatever the batch sizes, in input order, and refreshes once at the end', async () => {
@@ -108,23 +122,7 @@ function asDocuments(text: string, skip: (line: number) => boolean = () => false
   })
 }
 
-async function decideDocuments(docs: JobDocument<number>[], options: { batchSize?: number; workers?: number; maxBatches?: number }) {
-  const store = await openMemoryStore()
-  const dedup = createDeduplicator({ store })
-  const decisions: Decision[] = []
-  const batches: JobBatch<number>[] = []
-  const result = await runIndexJob<number>({
-    dedup,
-    documents: (async function* () { yield* docs })(),
-    onDecisions: (d, batch) => {
-      decisions.push(...d)
-      batches.push(batch)
-    },
-    ...options,
-  })
-  await store.close()
-  return { decisions, batches, result }
-}
+const decideDocuments = (documents: JobDocument<number>[], options: JobLimits) => runOn({ documents }, options)
 
 describe('runIndexJob on documents (the source reindex walks)', () => {
   test('decides documents as the same JSONL lines, without line numbers; each batch gives back its refs', async () => {
