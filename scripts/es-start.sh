@@ -269,6 +269,14 @@ diagnose() {
   done
 }
 
+# True when a node this run started was refused for holding another cluster's state (its log is
+# new with this start).
+refused_join() {
+  local p
+  for p in "${started_ports[@]}"; do grep -q 'different cluster with UUID' "$STATE/es-$p.log" 2>/dev/null && return 0; done
+  return 1
+}
+
 started=$SECONDS
 until all_ready; do
   for ((i = 0; i < ${#pids[@]}; i++)); do
@@ -278,6 +286,12 @@ until all_ready; do
       fail "the node on port ${started_ports[$i]} exited during start-up (its log is above); stopped the nodes this run started"
     fi
   done
+  # A node holding another cluster's state is refused for good: no use waiting out the timeout.
+  if ((NODES > 1)) && refused_join; then
+    diagnose
+    stop_started
+    fail "a node cannot join: its data directory holds another cluster (details above); stopped the nodes this run started"
+  fi
   if ((SECONDS - started >= TIMEOUT)); then
     diagnose
     stop_started
