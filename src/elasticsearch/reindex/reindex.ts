@@ -14,7 +14,7 @@ import { resolveReindexOptions, type ReindexCounts, type ReindexOptions, type Re
 import { explainReason, mapHit, type MappedHit } from './_fields.js'
 import { MISSING_NUMBER, type FieldSort, type SortValue } from './_sort.js'
 import {
-  copyDocs, countDocs, createDest, dedupStamps, indexExists, inspectSource, makeRequester, maxIndexedAt, sortOfField, type Requester,
+  copyDocs, countDocs, createDest, dedupStamps, indexExists, inspectSource, makeRequester, maxIndexedAt, sortOfField,
 } from './_es.js'
 import { openWalk, pitAlive, type SourceWalk, type WalkHit } from './_walk.js'
 import { CHECKPOINT_FORMAT, jobDifferences, lockCheckpoint, readCheckpoint, writeCheckpoint, type ReindexCheckpoint, type ReindexJob } from './_checkpoint.js'
@@ -98,7 +98,6 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
   const started = performance.now()
   const tuning = options.store ?? {}
   const policy = { retries: tuning.retries ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.retries, backoffMs: tuning.backoffMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.backoffMs }
-  const request = makeRequester(policy, options.node, options.auth)
   const portableAnalyzer = o.workers > 1 ? toPortable(options.dedup?.analyzer) : null
   const given = options.dedup?.analyzer
   const analyzer = isAnalyzer(given) ? given : createAnalyzer(given ?? {})
@@ -138,7 +137,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
         }
       }
     }
-    return await run(o, options, { cp, job, analyzer, portableAnalyzer, request, policy, log, started })
+    return await run(o, options, { cp, job, analyzer, portableAnalyzer, policy, log, started })
   } finally {
     await lock?.release()
   }
@@ -149,14 +148,13 @@ interface RunContext {
   job: ReindexJob
   analyzer: Analyzer
   portableAnalyzer: PortableAnalyzerOptions | null
-  request: Requester
   policy: { retries: number; backoffMs: number }
   log: (message: string) => void
   started: number
 }
 
 async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunContext): Promise<ReindexResult> {
-  const { cp, request, log } = ctx
+  const { cp, log } = ctx
   const tuning = options.store ?? {}
   let boot: ElasticsearchStore | null = null
   let store: ElasticsearchStore | null = null
@@ -180,6 +178,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       client = boot.client
     }
 
+    const request = makeRequester(ctx.policy, client, options.node, options.auth)
     const info = await inspectSource(client, o.source, request)
     if (o.inPlace && info.indices.length !== 1) {
       throw new DedupError('INVALID_OPTION', `In place needs \`source\` to be one index, but \`${o.source}\` resolves to ${info.indices.length} (${info.indices.slice(0, 3).join(', ')}…). Reindex each, or use \`dest\`.`)
