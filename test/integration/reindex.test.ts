@@ -401,6 +401,20 @@ describe('reindex --dest', () => {
     for (const [id, rep] of PLANTED.clusterOf) expect([id, a.get(id)?.cluster_id]).toEqual([id, a.get(rep)?.cluster_id])
   })
 
+  test('worker threads (the job runner\'s pool) decide exactly as this thread, stopped and resumed included', async () => {
+    const source = await makeSource()
+    const here = name('here')
+    const pooled = name('pooled')
+    const checkpointFile = join(dir, 'pooled.json')
+    await reindex(base({ source, dest: here, sort: 'published' }))
+    // Workers rebuild the analyzer from options (`dedup: {}`: the default one, as `base`'s).
+    expect(await reindex(base({ source, dest: pooled, sort: 'published', workers: 2, dedup: {}, checkpointFile, maxBatches: 2 }))).toMatchObject({ status: 'stopped', batches: 2 })
+    const r = await reindex(base({ source, dest: pooled, sort: 'published', workers: 2, dedup: {}, checkpointFile }))
+    expect(r).toMatchObject({ status: 'done', resumed: 'exact' })
+    expect(r.counts).toMatchObject({ docs: CORPUS.size, rejected: 3 })
+    expect(decisions(await readAll(pooled))).toEqual(decisions(await readAll(here)))
+  })
+
   test('scroll reader (clusters without point in time) gives the same result in --sort order', async () => {
     const source = await makeSource()
     const viaPit = name('pit')
