@@ -200,6 +200,7 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
 /** A letter of any script: a frame without one is a bar, a percentage, a counter or a spinner. */
 const WORD_RE = /\p{L}/u
 /** CSI, OSC (to BEL or ST) and two-character escapes: their final bytes are letters, not words. */
+// eslint-disable-next-line no-control-regex -- escape sequences are control characters
 const ESCAPE_RE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]/gu
 
 /**

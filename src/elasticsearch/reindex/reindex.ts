@@ -15,7 +15,7 @@ import { resolveReindexOptions, type ReindexCounts, type ReindexOptions, type Re
 import { explainReason, mapHit, type MappedHit } from './_fields.js'
 import { MISSING_NUMBER, type FieldSort, type SortValue } from './_sort.js'
 import {
-  copyDocs, countDocs, createDest, dedupStamps, indexExists, inspectSource, makeRequester, maxIndexedAt, sortOfField, type Requester,
+  copyDocs, countDocs, createDest, dedupStamps, indexExists, inspectSource, makeRequester, maxIndexedAt, sortOfField,
 } from './_es.js'
 import { openWalk, pitAlive, type SourceWalk, type WalkHit } from './_walk.js'
 import { CHECKPOINT_FORMAT, jobDifferences, lockCheckpoint, readCheckpoint, writeCheckpoint, type ReindexCheckpoint, type ReindexJob } from './_checkpoint.js'
@@ -99,7 +99,6 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
   const started = performance.now()
   const tuning = options.store ?? {}
   const policy = { retries: tuning.retries ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.retries, backoffMs: tuning.backoffMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.backoffMs }
-  const request = makeRequester(policy, options.node, options.auth)
   const given = options.dedup?.analyzer
   // Worker threads rebuild the analyzer from its options: checked (toPortable) before anything is touched.
   if (o.workers > 1) toPortable(given)
@@ -141,7 +140,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
         }
       }
     }
-    return await run(o, options, { cp, job, analyzer, workerAnalyzer, request, policy, log, started })
+    return await run(o, options, { cp, job, analyzer, workerAnalyzer, policy, log, started })
   } finally {
     await lock?.release()
   }
@@ -153,14 +152,13 @@ interface RunContext {
   analyzer: Analyzer
   /** The analyzer options worker threads rebuild (`workers` > 1). */
   workerAnalyzer: AnalyzerOptions | undefined
-  request: Requester
   policy: { retries: number; backoffMs: number }
   log: (message: string) => void
   started: number
 }
 
 async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunContext): Promise<ReindexResult> {
-  const { cp, request, log } = ctx
+  const { cp, log } = ctx
   const tuning = options.store ?? {}
   let boot: ElasticsearchStore | null = null
   let store: ElasticsearchStore | null = null
@@ -183,6 +181,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       client = boot.client
     }
 
+    const request = makeRequester(ctx.policy, client, options.node, options.auth)
     const info = await inspectSource(client, o.source, request)
     if (o.inPlace && info.indices.length !== 1) {
       throw new DedupError('INVALID_OPTION', `In place needs \`source\` to be one index, but \`${o.source}\` resolves to ${info.indices.length} (${info.indices.slice(0, 3).join(', ')}…). Reindex each, or use \`dest\`.`)
