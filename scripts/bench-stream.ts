@@ -4,7 +4,7 @@
  * that share content the way real corpora do.
  *
  *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
- *     [--runs minhash,no-minhash] [--interleave 20] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
+ *     [--runs minhash,no-minhash] [--interleave 20] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
  *
  * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
  * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
@@ -49,6 +49,8 @@ const { values } = parseArgs({
     'index-args': { type: 'string', default: '' },
     /** Slices per run when both run: each child stops itself after every slice and the other goes on (0: one after the other). */
     interleave: { type: 'string', default: '20' },
+    /** Slots of the embedded store's cache of log entries (default: the store's; 0: none). */
+    'entry-cache': { type: 'string' },
     json: { type: 'string' },
     child: { type: 'string' },
   },
@@ -159,6 +161,10 @@ interface RunConfig {
   es?: string
   sample: number
   indexArgs: string[]
+  /** The run's name as given to `--runs`. */
+  name: string
+  /** Slots of the embedded store's entry cache (undefined: the store's default). */
+  entryCache?: number
   /** Stop after every n / slices decided documents (and before starting) until the driver continues this process; 0: never. */
   slices: number
 }
@@ -174,8 +180,8 @@ interface RunResult {
   last10DocsPerSecond: number
   endVsStart: number
   /** Log reads (embedded store) and milliseconds in store.candidates per document. */
-  first10PerDoc: { reads: number; lookupMs: number }
-  last10PerDoc: { reads: number; lookupMs: number }
+  first10PerDoc: { reads: number; cacheHits: number; lookupMs: number }
+  last10PerDoc: { reads: number; cacheHits: number; lookupMs: number }
   lookups: number
   candidates: { mean: number; p50: number; p99: number; max: number }
   beyondKCandidates: { mean: number; p50: number; p99: number; max: number }
@@ -199,13 +205,22 @@ async function runChild(c: RunConfig): Promise<void> {
   const { Deduplicator } = await import('../src/engine/deduplicator.js')
   const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
   const { LogReader } = await import('../src/store/embedded/_log-reader.js')
+  if (c.entryCache !== undefined) LogReader.cacheEntries = c.entryCache
   // Positional reads of the embedded store's log (each a readSync): read-backs and confirmations.
   let reads = 0
   const proto = LogReader.prototype as unknown as { fill: (...a: unknown[]) => void }
   const fill = proto.fill
-  proto.fill = function (this: unknown, ...a: unknown[]) {
+  // Every reader that read: their `hits` (random reads served from the entry cache) are summed at each mark.
+  const readers = new Set<InstanceType<typeof LogReader>>()
+  proto.fill = function (this: InstanceType<typeof LogReader>, ...a: unknown[]) {
     reads++
+    readers.add(this)
     return fill.apply(this, a)
+  }
+  const cacheHits = (): number => {
+    let hits = 0
+    for (const r of readers) hits += r.hits
+    return hits
   }
   let lookupMs = 0
   // Interleaved runs: the process stops itself (every thread, the prepare workers too) and the
@@ -227,14 +242,14 @@ async function runChild(c: RunConfig): Promise<void> {
   const beyondK = new Uint32Array(c.n)
   const verified: number[] = []
   let lookups = 0
-  const marks: { t: number; docs: number; reads: number; lookupMs: number }[] = []
+  const marks: { t: number; docs: number; reads: number; hits: number; lookupMs: number }[] = []
   let decided = 0
   let duplicates = 0
   let minhashDuplicates = 0
   const wrapped = new WeakSet<object>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
-    if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, lookupMs: 0 })
+    if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, hits: 0, lookupMs: 0 })
     const store = this.options.store
     const o = this.options
     const docs = items.flatMap((it) => (it.ok ? [it.doc] : []))
@@ -275,7 +290,7 @@ async function runChild(c: RunConfig): Promise<void> {
       if (d.rule === 'minhash') minhashDuplicates++
     }
     decided += out.length
-    marks.push({ t: clock(), docs: decided, reads, lookupMs })
+    marks.push({ t: clock(), docs: decided, reads, hits: cacheHits(), lookupMs })
     if (c.slices > 0 && decided >= (slice * c.n) / c.slices && decided < c.n) pause()
     return out
   }
@@ -308,14 +323,15 @@ async function runChild(c: RunConfig): Promise<void> {
   const first = rate(0, Math.round(c.n * 0.1))
   const last = rate(Math.round(c.n * 0.9), c.n)
   /** Log reads and store lookup milliseconds per document between the same marks. */
-  const perDoc = (from: number, to: number): { reads: number; lookupMs: number } => {
+  const perDoc = (from: number, to: number): { reads: number; cacheHits: number; lookupMs: number } => {
     const a = marks.find((m) => m.docs >= from)!
     const b = marks.find((m) => m.docs >= to)!
     const n = b.docs - a.docs
-    return { reads: Math.round(((b.reads - a.reads) / n) * 100) / 100, lookupMs: Math.round(((b.lookupMs - a.lookupMs) / n) * 1000) / 1000 }
+    const round2 = (x: number): number => Math.round((x / n) * 100) / 100
+    return { reads: round2(b.reads - a.reads), cacheHits: round2(b.hits - a.hits), lookupMs: Math.round(((b.lookupMs - a.lookupMs) / n) * 1000) / 1000 }
   }
   const result: RunResult = {
-    run: c.minhash ? 'minhash' : 'no-minhash',
+    run: c.name,
     indexArgs: c.indexArgs.join(' '),
     store: c.es === undefined ? 'embedded' : 'elasticsearch',
     docs: decided,
@@ -375,10 +391,13 @@ const runs = values.runs.split(',')
 const slices = runs.length > 1 ? Number(values.interleave) : 0
 const configs = runs.map((run): RunConfig => {
   const config: RunConfig = {
-    input, n, minhash: run !== 'no-minhash', workers: Number(values.workers), sample: Number(values.sample),
+    name: run, input, n, minhash: !run.startsWith('no-minhash'), workers: Number(values.workers), sample: Number(values.sample),
     indexArgs: values['index-args'].split(' ').filter((a) => a !== ''), slices,
   }
   if (values.es !== undefined) config.es = values.es
+  // A run named `…/nocache` reads without the entry cache (an A/B of the cache in one run).
+  if (run.endsWith('/nocache')) config.entryCache = 0
+  else if (values['entry-cache'] !== undefined) config.entryCache = Number(values['entry-cache'])
   return config
 })
 console.error(`runs ${runs.join(', ')} on ${values.es === undefined ? 'the embedded store' : `Elasticsearch ${values.es}`}${slices > 0 ? `, interleaved in ${slices} slices each` : ''} …`)
@@ -394,7 +413,7 @@ function resultOf(run: string, stdout: string): RunResult {
 }
 
 function sequential(config: RunConfig): RunResult {
-  const run = config.minhash ? 'minhash' : 'no-minhash'
+  const run = config.name
   const r = spawnSync(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 })
   if (r.status !== 0) throw new Error(`run ${run} failed with ${r.status}`)
   return resultOf(run, r.stdout.toString())
@@ -409,7 +428,7 @@ async function interleaved(list: RunConfig[]): Promise<RunResult[]> {
   interface Child { run: string; proc: ChildProcess; out: string; events: string[]; wake: (() => void) | null; exited: boolean }
   const children = list.map((config): Child => {
     const proc = spawn(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const child: Child = { run: config.minhash ? 'minhash' : 'no-minhash', proc, out: '', events: [], wake: null, exited: false }
+    const child: Child = { run: config.name, proc, out: '', events: [], wake: null, exited: false }
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       child.out += line + '\n'
       if (line.startsWith('@@PAUSE ')) child.events.push('pause')
@@ -465,6 +484,11 @@ const mh = results.find((r) => r.run === 'minhash')
 const no = results.find((r) => r.run === 'no-minhash')
 if (mh !== undefined && no !== undefined) {
   console.log(`whole run, minhash / no-minhash: ${(mh.docsPerSecond / no.docsPerSecond).toFixed(2)}; minhash end vs start: ${mh.endVsStart}`)
+}
+const mhNc = results.find((r) => r.run === 'minhash/nocache')
+const noNc = results.find((r) => r.run === 'no-minhash/nocache')
+if (mhNc !== undefined && noNc !== undefined) {
+  console.log(`whole run without the entry cache, minhash / no-minhash: ${(mhNc.docsPerSecond / noNc.docsPerSecond).toFixed(2)}; minhash end vs start: ${mhNc.endVsStart}`)
 }
 if (loads.length > 0) console.log(`load average (1 min) over the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`)
 if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n, seed, input, slices, loads, results }, null, 2))

@@ -546,3 +546,78 @@ describe('memory store persistence', () => {
     await expect(stat(join(dir, 'store.log.compact'))).rejects.toMatchObject({ code: 'ENOENT' })
   })
 })
+
+describe('entry cache (records read back from the log)', () => {
+  /** An operation on the stores: put (id, fingerprint variant, band group), delete, compact, reopen. */
+  const arbOp = fc.oneof(
+    fc.record({ put: fc.array(fc.tuple(fc.nat(7), fc.nat(3), fc.nat(2)), { minLength: 1, maxLength: 6 }) }),
+    fc.record({ del: fc.array(fc.nat(7), { minLength: 1, maxLength: 3 }) }),
+    fc.constant({ compact: true }),
+    fc.constant({ reopen: true }),
+  )
+  const variants = [BASE, flip(BASE, 5), flip(flip(BASE, 40), 9), { hi: ~BASE.hi >>> 0, lo: BASE.lo }]
+  // Every band group and fingerprint variant as a query: each lookup reads back shared records.
+  const queries = [0, 1, 2].flatMap((g) => variants.map((fp) => ({ fingerprint: fp, blocks: fingerprintBlocks(fp), minMatch: 1, maxDistance: 3, bands: bandsOf(`g${g}`) })))
+
+  propTest.prop([fc.array(arbOp, { minLength: 1, maxLength: 10 })], { numRuns: 20 })(
+    'lookups return the same records, in the same order, with a cache of 2 or 64 entries as without one, across puts, deletes, re-puts, compaction and replay',
+    async (ops) => {
+      const sizes = [0, 2, 64]
+      const dirs = await Promise.all(sizes.map(() => tempDir()))
+      const open = (i: number): Promise<MemoryStore> => openMemoryStore({ dir: dirs[i]!, fsync: false, entryCache: sizes[i]! })
+      const stores = await Promise.all(sizes.map((_, i) => open(i)))
+      let version = 0
+      try {
+        for (const op of ops) {
+          if ('put' in op) {
+            // Re-puts of an id change its record (a new seq and indexedAt), so a stale read shows.
+            version++
+            const batch = op.put.map(([id, v, g]) => makeRecord(`d${id}`, variants[v]!, { bands: bandsOf(`g${g}`), indexedAt: T0 + version, seq: version * 100 + id }))
+            for (const s of stores) await s.put(batch)
+          } else if ('del' in op) {
+            for (const s of stores) await s.delete(op.del.map((id) => `d${id}`))
+          } else if ('compact' in op) {
+            for (const s of stores) await s.compact()
+          } else {
+            for (let i = 0; i < stores.length; i++) {
+              await stores[i]!.close()
+              stores[i] = await open(i)
+            }
+          }
+          const [plain, ...cached] = await Promise.all(stores.map((s) => s.candidates(queries)))
+          for (const found of cached) expect(found).toEqual(plain)
+        }
+      } finally {
+        for (const s of stores) await s.close()
+      }
+    },
+    60_000,
+  )
+
+  test('a lookup repeated reads nothing from the log the second time; without the cache it reads again', async () => {
+    const shared = bandsOf('shared')
+    const batch = Array.from({ length: 30 }, (_, i) => makeRecord(`c${i}`, flip(BASE, i), { bands: i % 10 === 0 ? shared : bandsOf(`own${i}`) }))
+    const query = { fingerprint: { hi: 0, lo: 0 }, blocks: ['none'], minMatch: 1, maxDistance: 0, bands: shared }
+    const reads = vi.spyOn(LogReader.prototype as unknown as { fill: () => void }, 'fill')
+    try {
+      for (const [entryCache, again] of [[undefined, 0], [0, 3]] as const) {
+        const store = await openMemoryStore({ dir: await tempDir(), fsync: false, entryCache })
+        await store.put(batch)
+        const [first] = await store.candidates([query])
+        reads.mockClear()
+        const [second] = await store.candidates([query])
+        expect(idsOf(second!)).toEqual(['c0', 'c10', 'c20'])
+        expect(second).toEqual(first)
+        expect(reads).toHaveBeenCalledTimes(again)
+        await store.close()
+      }
+    } finally {
+      reads.mockRestore()
+    }
+  })
+
+  test('entryCache must be an integer ≥ 0', async () => {
+    await expect(openMemoryStore({ entryCache: -1 })).rejects.toThrow('Expected `entryCache` to be an integer ≥ 0, got `-1` (number).')
+    await expect(openMemoryStore({ entryCache: 1.5 })).rejects.toThrow('`entryCache`')
+  })
+})

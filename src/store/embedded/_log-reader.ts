@@ -8,6 +8,10 @@ const RANDOM_READ = 512
 const SEQUENTIAL_READ = 1 << 20
 /** Largest entry a read may grow to before the entry is called corrupt (a frame's payload bound). */
 const MAX_ENTRY_BYTES = 64 << 20
+/** Bytes of one cache slot (a random read's window): a record entry of the stream bench is ~280 bytes; longer ones are not cached. */
+const SLOT_BYTES = 512
+/** Default number of cache slots (`cacheEntries`): 32,768 × 512 B = 16 MiB, plus 320 KiB of keys and lengths. */
+export const DEFAULT_CACHE_ENTRIES = 1 << 15
 
 /**
  * Positional reads of PUT entries from the store's log, for a store that keeps record payloads
@@ -31,8 +35,27 @@ export class LogReader {
   private winAtEof = false
   private refs = 0
   private retired = false
+  /** Cache slots of readers made without `cacheEntries` (a store without the `entryCache` option); benchmarks set 0 to compare. */
+  static cacheEntries = DEFAULT_CACHE_ENTRIES
+  /** Random reads served from the cache (a count for benchmarks). */
+  hits = 0
+  /** Cache slots, allocated on the first random read: entry bytes, their log offsets (-1: empty), lengths. */
+  private cache: Buffer | null = null
+  private keys: Float64Array | null = null
+  private lens: Uint16Array | null = null
+  private readonly slotShift: number
 
-  constructor(readonly path: string) {}
+  /**
+   * `cacheEntries`: slots of the cache of entries met at random (rounded down to a power of two;
+   * 0: none). Direct-mapped by log offset. An entry's bytes at an offset never change while this
+   * reader's file is open (the log is only appended to; compaction and repair give the store a new
+   * reader), so a slot needs no invalidation: deletes and re-puts only change which rows are live
+   * and which offsets the tables point to.
+   */
+  constructor(readonly path: string, cacheEntries = LogReader.cacheEntries) {
+    const bits = cacheEntries >= 2 ? Math.min(24, Math.floor(Math.log2(cacheEntries))) : -1
+    this.slotShift = bits < 0 ? -1 : 32 - bits
+  }
 
   /** Opens the file now (it must exist), so a later rename over the path does not change what it reads. */
   pin(): void {
@@ -46,12 +69,26 @@ export class LogReader {
   entry(offset: number, v: PutView, ahead: boolean): Buffer {
     let want = ahead ? SEQUENTIAL_READ : RANDOM_READ
     let at = offset - this.winStart
+    const slot = ahead || this.slotShift < 0 || this.retired ? -1 : this.slotOf(offset)
     if (at < 0 || at >= this.winLen) {
+      if (slot >= 0 && this.keys![slot] === offset) {
+        const from = slot * SLOT_BYTES
+        decodePut(this.cache!, from, from + this.lens![slot]!, v)
+        this.at = from
+        this.hits++
+        return this.cache!
+      }
       this.fill(offset, want)
       at = 0
     }
     for (;;) {
-      if (decodePut(this.buf, at, this.winLen, v) >= 0) {
+      const end = decodePut(this.buf, at, this.winLen, v)
+      if (end >= 0) {
+        if (slot >= 0 && end - at <= SLOT_BYTES) {
+          this.buf.copy(this.cache!, slot * SLOT_BYTES, at, end)
+          this.keys![slot] = offset
+          this.lens![slot] = end - at
+        }
         this.at = at
         return this.buf
       }
@@ -63,6 +100,18 @@ export class LogReader {
       this.fill(offset, want)
       at = 0
     }
+  }
+
+  /** `offset`'s cache slot (allocating the cache on first use). */
+  private slotOf(offset: number): number {
+    if (this.keys === null) {
+      const n = 1 << (32 - this.slotShift)
+      this.cache = Buffer.allocUnsafe(n * SLOT_BYTES)
+      this.keys = new Float64Array(n).fill(-1)
+      this.lens = new Uint16Array(n)
+    }
+    const mixed = Math.imul((offset >>> 0) ^ ((offset / 0x100000000) | 0), 0x9e3779b1)
+    return mixed >>> this.slotShift
   }
 
   /** Keeps the file open until the matching `release` (a scan over tables that compaction may replace). */
@@ -78,6 +127,7 @@ export class LogReader {
   /** No new reads will come but from retained users: closes the file once none is left. */
   retire(): void {
     this.retired = true
+    this.cache = this.keys = this.lens = null
     if (this.refs <= 0) this.closeFd()
   }
 
