@@ -601,7 +601,7 @@ describe('entry cache (records read back from the log)', () => {
     const reads = vi.spyOn(LogReader.prototype as unknown as { fill: () => void }, 'fill')
     try {
       for (const [entryCache, again] of [[undefined, 0], [0, 3]] as const) {
-        const store = await openMemoryStore({ dir: await tempDir(), fsync: false, entryCache })
+        const store = await openMemoryStore({ dir: await tempDir(), fsync: false, ...(entryCache === undefined ? {} : { entryCache }) })
         await store.put(batch)
         const [first] = await store.candidates([query])
         reads.mockClear()
