@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { createDeduplicator, openMemoryStore, reconcile, deleteDocuments, matchCandidate, createAnalyzer, type FingerprintRecord, type FingerprintStore } from '../../../src/index.js'
 import { compareOrder } from '../../../src/engine/match.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../../fixtures/articles.js'
+import { TIED_SEQ_SEQUENTIAL, tiedSeqCopies } from '../../helpers/tied-seq.js'
 
 const analyzer = createAnalyzer()
 
@@ -59,24 +60,11 @@ describe('reconcile', () => {
   })
 
   test('a later record that shares an earlier one\'s seq (concurrent writers) takes no band slot: decisions equal one sequential run', async () => {
-    // Writers that start together hand out the same sequence numbers; order is then (seq, id). Three
-    // copies found only by their band terms (own block terms, own content hashes) and a bound of one
-    // record per band term: in one sequential run a → r → x, r sees a and x sees r.
-    const scratch = createDeduplicator({ store: await openMemoryStore(), analyzer })
-    await scratch.add([{ id: 'model', content: ARTICLE_A }])
-    const [model] = await all(scratch.options.store)
-    expect(model!.bands?.length).toBeGreaterThan(0)
-    const copy = (id: string, seq: number, n: number): FingerprintRecord => ({
-      ...model!, id, seq, clusterId: id, duplicateOf: null, distance: null, layer: null,
-      contentHash: String(n).repeat(16), blocks: model!.blocks.map((_, i) => `${i}_${String(n).repeat(4)}`),
-    })
     const store = await openMemoryStore({ maxPerBand: 1 })
-    expect((await store.put([copy('a', 1, 1), copy('r', 2, 2), copy('x', 2, 3)])).written).toBe(3)
-    const dedup = createDeduplicator({ store, analyzer })
-    await reconcile(dedup)
-    const got = Object.fromEntries((await all(store)).map((r) => [r.id, [r.duplicateOf, r.clusterId]]))
+    expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
+    await reconcile(createDeduplicator({ store, analyzer }))
     // Before the fix x (seq 2, after r) filled r's one slot and r was left unique in its own cluster.
-    expect(got).toEqual({ a: [null, 'a'], r: ['a', 'a'], x: ['r', 'a'] })
+    expect(Object.fromEntries((await all(store)).map((r) => [r.id, [r.duplicateOf, r.clusterId]]))).toEqual(TIED_SEQ_SEQUENTIAL)
   })
 })
 
