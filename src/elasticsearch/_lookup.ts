@@ -229,11 +229,19 @@ function seqBoundOf(q: CandidateQuery, seqFloor: number): number | undefined {
   return q.maxSeq === undefined || q.maxSeq > seqFloor ? undefined : q.maxSeq
 }
 
+/** One hot band search: its term, whether it is unbounded (no time window, no sequence bound), its `_msearch` body. */
+export interface HotBandSearch {
+  term: string
+  /** No `since` and no sequence bound: the term's newest records of all, which a `HotBandCache` can hold. */
+  open: boolean
+  body: Record<string, unknown>
+}
+
 /** The hot band searches `lookups` need, by key, each with its `_msearch` body (newest first). */
 export function hotBandSearches(
   lookups: readonly Lookup[], hot: ReadonlySet<string>, maxPerBand: number, seqFloor = Number.POSITIVE_INFINITY,
-): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>()
+): Map<string, HotBandSearch> {
+  const out = new Map<string, HotBandSearch>()
   for (const l of lookups) {
     const q = l.query
     const bound = seqBoundOf(q, seqFloor)
@@ -245,7 +253,8 @@ export function hotBandSearches(
       if (bound !== undefined) filter.push({ range: { 'dedup.seq': { lte: bound } } })
       // Newest by first-insertion order, not by wall clock: a re-run re-writes indexed_at.
       const sort = [{ 'dedup.seq': { order: 'desc', unmapped_type: 'long', missing: '_last' } }, { 'dedup.indexed_at': 'desc' }]
-      out.set(key, { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: DEDUP_SOURCE_FIELDS })
+      const body = { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: DEDUP_SOURCE_FIELDS }
+      out.set(key, { term, open: q.since === undefined && bound === undefined, body })
     }
   }
   return out
