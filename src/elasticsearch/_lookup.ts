@@ -171,9 +171,10 @@ export function assignCandidates(records: readonly FingerprintRecord[], queries:
 /**
  * Band terms shared by many records ("hot": more than `maxPerBand`) are not asked in the union
  * search: documents that share content share band terms, so such a term's hits grow with the index
- * and would fill every union's page. Each hot term is asked once per batch instead, for its newest
- * `maxPerBand + 1` records (one more in case a lookup excludes one), and each lookup having it takes
- * its newest `maxPerBand` (`addHotBandCandidates`): the rule of the embedded store. How many records
+ * and would fill every union's page. Each hot term is asked apart instead, for its newest
+ * `maxPerBand + 1` records (one more in case a lookup excludes one; once a batch, or held between
+ * batches by the store's `HotBandCache`), and each lookup having it takes its newest `maxPerBand`
+ * (`addHotBandCandidates`): the rule of the embedded store. How many records
  * have a term comes from `_termvectors` on an artificial document holding the batch's band terms
  * (Lucene's document frequency: one term-dictionary lookup each, deleted documents included until
  * merged away, per shard: with several shards a term is hot when one shard has more than
