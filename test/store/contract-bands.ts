@@ -93,7 +93,8 @@ export function storeContractBands(name: string, makeStore: () => Promise<Finger
       expect(idsOf(answer!)).toEqual([...expected].sort())
     })
 
-    test.prop([arbRounds], { numRuns })('asked again after each batch, deletes and re-puts: still its newest maxPerBand records (brute-force oracle)', async (c) => {
+    // Half the runs: each puts, refreshes and asks up to four times.
+    test.prop([arbRounds], { numRuns: Math.ceil(numRuns / 2) })('asked again after each batch, deletes and re-puts: still its newest maxPerBand records (brute-force oracle)', async (c) => {
       const store = await open()
       const live = new Map<string, FingerprintRecord>()
       let n = 0
@@ -136,6 +137,6 @@ const arbRounds = fc.record({
       deletes: fc.array(fc.nat(), { maxLength: 2 }),
       queryBands: fc.array(fc.tuple(fc.nat(7), fc.nat(1)), { minLength: 1, maxLength: 8 }),
     }),
-    { minLength: 2, maxLength: 5 },
+    { minLength: 2, maxLength: 4 },
   ),
 })
