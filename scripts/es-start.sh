@@ -14,6 +14,10 @@
 #                     Heap per node defaults to 512m (ES_HEAP) so three fit beside the tests.
 #                     Run again while some nodes of that cluster are down (kill -9, crash), it
 #                     starts only those, on their own data, and waits until all have joined.
+#   ES_FRESH=1        when this run starts every node (none of ours runs), delete their data
+#                     directory first: a cluster formed from scratch, no indexes or cluster state
+#                     left by an earlier run (what CI wants). Nodes restarted into a running
+#                     cluster always keep their data.
 #   ES_EXTRA_SETTINGS node settings added to every node, space-separated key=value pairs, e.g.
 #                     "thread_pool.write.size=1 thread_pool.write.queue_size=1" (a node that
 #                     answers 429 under a small load, for the fault tests)
@@ -46,12 +50,6 @@ EXTRA=("${EXTRA[@]/#/-E}")
 say() { echo "es-start: $*" >&2; }
 fail() {
   say "ERROR: $*"
-  exit 1
-}
-fail_with_log() {
-  say "ERROR: $*"
-  say "last lines of $LOG_FILE:"
-  tail -n 40 "$LOG_FILE" >&2 || true
   exit 1
 }
 
@@ -178,7 +176,8 @@ start_node() {
 
 pids=() started_ports=()
 if ((NODES == 1)); then
-  say "starting Elasticsearch $ES_VERSION on $URL (heap $HEAP, data $DATA, log $LOG_FILE)"
+  if [[ "${ES_FRESH:-}" == 1 ]]; then rm -rf "$DATA"; fi
+  say "starting Elasticsearch $ES_VERSION on $URL (heap $HEAP, data $DATA${ES_FRESH:+ (fresh)}, log $LOG_FILE)"
   pids+=("$(start_node "$PORT" "${ES_TRANSPORT_PORT:-9300-9399}" "$DATA" "$LOG_FILE" "${EXTRA[@]}")")
   started_ports+=("$PORT")
   echo "${pids[0]}" >"$PID_FILE"
@@ -208,7 +207,10 @@ else
   if ((${#missing[@]} < NODES)); then
     say "restarting ${#missing[@]} of the $NODES nodes on their data (ports$(for i in "${missing[@]}"; do printf ' %s' $((PORT + i)); done))"
   else
-    say "starting a cluster of $NODES Elasticsearch $ES_VERSION nodes on $URLS (heap $HEAP each, data $CLUSTER_DATA)"
+    # Only here, with no node of ours running on these ports: a node restarted into a running
+    # cluster must keep its data (its shard copies), whatever ES_FRESH says.
+    if [[ "${ES_FRESH:-}" == 1 ]]; then rm -rf "$CLUSTER_DATA"; fi
+    say "starting a cluster of $NODES Elasticsearch $ES_VERSION nodes on $URLS (heap $HEAP each, data $CLUSTER_DATA${ES_FRESH:+ (fresh)})"
   fi
   for i in "${missing[@]}"; do
     p=$((PORT + i))
@@ -240,18 +242,60 @@ stop_started() {
   ((${#started_ports[@]} < NODES)) || rm -f "$STATE/es-$PORT.nodes"
 }
 
+# Why the start failed, node by node: which nodes answer and how many nodes each one sees, then
+# the log of every node that is not in the whole cluster, with the cause when it is a known one.
+diagnose() {
+  local i p url seen bad=()
+  for ((i = 0; i < NODES; i++)); do
+    p=$((PORT + i)) url="http://127.0.0.1:$((PORT + i))"
+    if seen="$(node_count "$url")"; then
+      say "node $p answers, in a cluster of $seen node(s), health $(health_field "$url" status || echo unknown)"
+      ((seen >= NODES)) || bad+=("$p")
+    else
+      say "node $p does not answer on $url"
+      bad+=("$p")
+    fi
+  done
+  ((${#bad[@]} > 0)) || bad=("$PORT")
+  for p in "${bad[@]}"; do
+    say "last lines of $STATE/es-$p.log:"
+    tail -n 25 "$STATE/es-$p.log" >&2 || true
+    if grep -q 'different cluster with UUID' "$STATE/es-$p.log" 2>/dev/null && ((NODES > 1)); then
+      say "node $p holds the state of another cluster (stale data in ${CLUSTER_DATA:-$DATA}): run 'ES_FRESH=1 ES_NODES=$NODES ES_PORT=$PORT npm run es:start' to start from empty data directories"
+    fi
+    if grep -q 'BindException\|Address already in use' "$STATE/es-$p.log" 2>/dev/null; then
+      say "node $p could not bind its port (taken by another process): set ES_PORT / ES_TRANSPORT_BASE"
+    fi
+  done
+}
+
+# True when a node this run started was refused for holding another cluster's state (its log is
+# new with this start).
+refused_join() {
+  local p
+  for p in "${started_ports[@]}"; do grep -q 'different cluster with UUID' "$STATE/es-$p.log" 2>/dev/null && return 0; done
+  return 1
+}
+
 started=$SECONDS
 until all_ready; do
   for ((i = 0; i < ${#pids[@]}; i++)); do
     if ! kill -0 "${pids[$i]}" 2>/dev/null; then
-      LOG_FILE="$STATE/es-${started_ports[$i]}.log"
+      diagnose
       stop_started
-      fail_with_log "the node on port ${started_ports[$i]} exited during start-up"
+      fail "the node on port ${started_ports[$i]} exited during start-up (its log is above); stopped the nodes this run started"
     fi
   done
-  if ((SECONDS - started >= TIMEOUT)); then
+  # A node holding another cluster's state is refused for good: no use waiting out the timeout.
+  if ((NODES > 1)) && refused_join; then
+    diagnose
     stop_started
-    fail_with_log "no green/yellow health with $NODES node(s) on $URL after ${TIMEOUT}s (raise ES_START_TIMEOUT?); stopped"
+    fail "a node cannot join: its data directory holds another cluster (details above); stopped the nodes this run started"
+  fi
+  if ((SECONDS - started >= TIMEOUT)); then
+    diagnose
+    stop_started
+    fail "no green/yellow health with $NODES node(s) on $URL after ${TIMEOUT}s (causes above; a loaded machine may need a larger ES_START_TIMEOUT); stopped the nodes this run started"
   fi
   sleep 1
 done

@@ -23,11 +23,11 @@ export { DedupError, type DedupErrorCode } from './errors.js'
 // Deduplication, the indexing job and maintenance.
 export { createDeduplicator, type Deduplicator } from './engine/deduplicator.js'
 export {
-  DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS, parseDuration, type DeduplicatorOptions, type ResolvedDeduplicatorOptions, type LayerOptions,
+  DEFAULT_DEDUPLICATOR_OPTIONS, OPTION_LIMITS, parseDuration, type DeduplicatorOptions, type ResolvedDeduplicatorOptions, type LayerOptions,
 } from './engine/options.js'
 export type { DedupStatsSnapshot } from './engine/stats.js'
-export { DEFAULT_BATCH_LIMITS, MAX_BATCH_SIZE, type BatchLimits } from './engine/batches.js'
-export { runIndexJob, type IndexJobOptions, type IndexJobResult } from './engine/index-job.js'
+export type { BatchLimits } from './engine/batches.js'
+export { runIndexJob, type IndexJobOptions, type IndexJobResult, type JobDocument, type JobBatch } from './engine/index-job.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './engine/reconcile.js'
 export { newestVersion, versionHistory, type VersionOf } from './engine/versions.js'
 export { matchCandidate, compareOrder, type Match, type MatchSubject, type MatchOptions } from './engine/match.js'
@@ -43,14 +43,13 @@ export {
 export { createAnalyzer, type Analyzer, type AnalyzerOptions, type Analysis } from './fingerprint/analyzer.js'
 export { compareTexts, compareAnalyses, type Comparison } from './fingerprint/compare.js'
 export { createJiebaWasmSegmenter } from './segment/jieba.js'
-export { tryCreateNodeRsSegmenter } from './segment/node-rs.js'
 export { parseUserDict, type Segmenter, type UserWord } from './segment/segmenter.js'
 export { parseStopWords } from './segment/stopwords.js'
 export { hamming, fingerprintToHex } from './fingerprint/hamming.js'
-export { DEFAULT_BLOCK_SCHEME, guaranteedDistance, fingerprintBlocks, type BlockScheme } from './fingerprint/blocks.js'
+export { guaranteedDistance, fingerprintBlocks, type BlockScheme } from './fingerprint/blocks.js'
 export { minhashSimilarity } from './fingerprint/minhash.js'
 export { sketchJaccard } from './fingerprint/short-text.js'
 
-// JSONL in, decisions out.
-export { readLines, parseJsonLine, type JsonlLine, type ReadLinesOptions } from './io/jsonl.js'
+// Decisions out (JSONL in is `runIndexJob`'s `input`).
+export type { JsonlLine } from './io/jsonl.js'
 export { formatDecision, terminalSafeJson } from './io/decisions.js'

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { DEFAULT_BLOCK_SCHEME, DEFAULT_DEDUPLICATOR_OPTIONS, guaranteedDistance, type BlockScheme } from '../index.js'
+import { OPTION_LIMITS, guaranteedDistance, type BlockScheme } from '../index.js'
 import { UsageError } from './io.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -51,20 +51,32 @@ export function intFlag(value: string | undefined, name: string, fallback: numbe
   return n
 }
 
+/** An integer flag whose range and default are the library's (`OPTION_LIMITS`, `REINDEX_LIMITS`). */
+export function limitFlag(value: string | undefined, name: string, limit: { readonly min: number; readonly max: number; readonly default: number }): number {
+  return intFlag(value, name, limit.default, limit.min, limit.max)
+}
+
 /** The default of `--k`. */
-export const DEFAULT_K = DEFAULT_DEDUPLICATOR_OPTIONS.maxDistance
+export const DEFAULT_K = OPTION_LIMITS.maxDistance.default
+
+/** The library's default block scheme (4 blocks of which 1 must match). */
+export const DEFAULT_SCHEME: BlockScheme = { blocks: OPTION_LIMITS.blocks.default, minMatch: OPTION_LIMITS.minMatch.default }
+
+/** `--k`'s range for the default block scheme, for help texts: `0 to 3 (default 3)`. */
+export const K_RANGE = `${OPTION_LIMITS.maxDistance.min} to ${guaranteedDistance(DEFAULT_SCHEME)} (default ${DEFAULT_K})`
 
 /**
  * `--k`, checked once for every command in the user's terms: an integer from 0 to what the block
  * scheme can guarantee to find (3 for the default 4 blocks of which 1 must match).
  * @example kFlag('2') // 2
  */
-export function kFlag(value: string | undefined, scheme: BlockScheme = DEFAULT_BLOCK_SCHEME): number {
+export function kFlag(value: string | undefined, scheme: BlockScheme = DEFAULT_SCHEME): number {
   const max = guaranteedDistance(scheme)
   const n = value === undefined ? DEFAULT_K : /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN
-  if (Number.isInteger(n) && n >= 0 && n <= max) return n
-  const custom = scheme.blocks !== DEFAULT_BLOCK_SCHEME.blocks || scheme.minMatch !== DEFAULT_BLOCK_SCHEME.minMatch
+  const min = OPTION_LIMITS.maxDistance.min
+  if (Number.isInteger(n) && n >= min && n <= max) return n
+  const custom = scheme.blocks !== DEFAULT_SCHEME.blocks || scheme.minMatch !== DEFAULT_SCHEME.minMatch
   const why = `k is how many of the 64 SimHash bits may differ; with ${scheme.blocks} blocks of which ${scheme.minMatch} must match${custom ? '' : ' (the default)'}, the index finds every pair up to ${max} bits apart, not beyond`
   const got = value === undefined ? `the default ${DEFAULT_K}` : `\`${value}\``
-  throw new UsageError(`Expected --k to be an integer from 0 to ${max}, got ${got}: ${why}.`)
+  throw new UsageError(`Expected --k to be an integer from ${min} to ${max}, got ${got}: ${why}.`)
 }

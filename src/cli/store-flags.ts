@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
-import { openMemoryStore, type FingerprintStore, type LogDamageReport } from '../index.js'
+import { OPTION_LIMITS, openMemoryStore, type FingerprintStore, type LogDamageReport } from '../index.js'
 import type { ElasticsearchAuth } from '../elasticsearch/index.js'
-import { intFlag } from './args.js'
+import { limitFlag } from './args.js'
 import type { CliIO } from './io.js'
 import { UsageError } from './io.js'
 
@@ -29,15 +29,15 @@ export const INDEX_LAYOUT_FLAGS = {
   replicas: { type: 'string' },
 } as const
 
-export const INDEX_LAYOUT_HELP = `  --shards N         primary shards of an index simdup creates: 1 to 1024 (default 1)
-  --replicas N       replicas of each shard: 0 to 10 (default 0; 1 on a cluster, so a lost node
+export const INDEX_LAYOUT_HELP = `  --shards N         primary shards of an index simdup creates: ${OPTION_LIMITS.shards.min} to ${OPTION_LIMITS.shards.max} (default ${OPTION_LIMITS.shards.default})
+  --replicas N       replicas of each shard: ${OPTION_LIMITS.replicas.min} to ${OPTION_LIMITS.replicas.max} (default ${OPTION_LIMITS.replicas.default}; 1 on a cluster, so a lost node
                      loses nothing); an existing index keeps its own settings`
 
 /** `--shards` / `--replicas` as store options (absent flags leave the store's defaults). */
 export function indexLayoutFromFlags(values: { shards?: string | undefined; replicas?: string | undefined }): { shards?: number; replicas?: number } {
   return {
-    ...(values.shards === undefined ? {} : { shards: intFlag(values.shards, 'shards', 1, 1, 1024) }),
-    ...(values.replicas === undefined ? {} : { replicas: intFlag(values.replicas, 'replicas', 0, 0, 10) }),
+    ...(values.shards === undefined ? {} : { shards: limitFlag(values.shards, 'shards', OPTION_LIMITS.shards) }),
+    ...(values.replicas === undefined ? {} : { replicas: limitFlag(values.replicas, 'replicas', OPTION_LIMITS.replicas) }),
   }
 }
 

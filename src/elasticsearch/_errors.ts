@@ -1,4 +1,4 @@
-import { errors } from '@elastic/elasticsearch'
+import { errors, type Client } from '@elastic/elasticsearch'
 import { DedupError } from '../errors.js'
 
 /** Credentials the store was given, in every form they could show up in text. */
@@ -120,6 +120,18 @@ export interface RetryPolicy {
   backoffMs: number
   /** Before retrying a partial answer (see wholeAnswer): wait until the shards are back, or give up waiting. */
   awaitShards?: () => Promise<void>
+}
+
+/**
+ * Waits until every primary of `index` has a live copy (cluster health yellow), up to a minute, as
+ * Elasticsearch gives a bulk write to such a shard: the `awaitShards` of a red index. Never
+ * throws: the retry that follows tells whether the shards came back.
+ */
+export function awaitPrimaries(client: Client, index: string): Promise<void> {
+  return client.cluster.health({ index, wait_for_status: 'yellow', timeout: '60s' }).then(
+    () => undefined,
+    () => undefined,
+  )
 }
 
 /** Delay before retry number `attempt` (0-based). */

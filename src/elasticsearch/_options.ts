@@ -1,4 +1,5 @@
 import { DedupError, describeValue } from '../errors.js'
+import { OPTION_LIMITS } from '../engine/options.js'
 
 /** Credentials: an API key (encoded, or id + key) or a user and password. */
 export type ElasticsearchAuth = { apiKey: string | { id: string; api_key: string } } | { username: string; password: string }
@@ -116,8 +117,8 @@ export type ElasticsearchStoreOptions<C = unknown> = ElasticsearchStoreBaseOptio
 export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
   ensureIndex: 'create' as EnsureIndex,
   refresh: false as boolean | 'wait_for',
-  shards: 1,
-  replicas: 0,
+  shards: OPTION_LIMITS.shards.default,
+  replicas: OPTION_LIMITS.replicas.default,
   concurrency: 2,
   bulkSize: 1000,
   msearchSize: 500,
@@ -239,8 +240,8 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     upsert,
     requireSequence,
     refresh: o.refresh,
-    shards: int('shards', o.shards, 1, 1024),
-    replicas: int('replicas', o.replicas, 0, 10),
+    shards: int('shards', o.shards, OPTION_LIMITS.shards.min, OPTION_LIMITS.shards.max),
+    replicas: int('replicas', o.replicas, OPTION_LIMITS.replicas.min, OPTION_LIMITS.replicas.max),
     concurrency: int('concurrency', o.concurrency, 1, 64),
     bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),
     msearchSize: int('msearchSize', o.msearchSize, 1, 10_000),

@@ -13,7 +13,7 @@ import {
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import { itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
+import { awaitPrimaries, itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
 import { connect } from './_connection.js'
 import {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
@@ -141,13 +141,8 @@ class EsStore implements ElasticsearchStore {
     this.policy = {
       retries: options.retries,
       backoffMs: options.backoffMs,
-      // A red index (a primary and its copies lost) gets up to a minute per retry to come back,
-      // as Elasticsearch gives a bulk write to such a shard.
-      awaitShards: () =>
-        this.client.cluster.health({ index: this.index, wait_for_status: 'yellow', timeout: '60s' }).then(
-          () => undefined,
-          () => undefined,
-        ),
+      // A red index (a primary and its copies lost) gets up to a minute per retry to come back.
+      awaitShards: () => awaitPrimaries(this.client, this.index),
     }
     this.index = options.index
     this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn) }

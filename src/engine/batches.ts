@@ -1,22 +1,17 @@
 import { DedupError, describeValue } from '../errors.js'
+import { OPTION_LIMITS } from './options.js'
 
 /** Limits of one batch: documents and input bytes. */
 export interface BatchLimits {
-  /** Most items in a batch. @default 500 (range 1 to `MAX_BATCH_SIZE`, 100 000) */
+  /** Most items in a batch. @default 500 (range 1–100 000: `OPTION_LIMITS.batchSize`) */
   batchSize?: number
   /**
    * Most input bytes in a batch (the items' `sizeOf`; UTF-8 bytes of a JSONL line). Bounds the
    * memory a batch holds however large its documents: an item larger than this is a batch on its
-   * own. @default 67_108_864 (64 MiB)
+   * own. @default 67_108_864 (64 MiB; range 1 byte to 4 GiB: `OPTION_LIMITS.batchBytes`)
    */
   batchBytes?: number
 }
-
-/** Defaults of `BatchLimits`. */
-export const DEFAULT_BATCH_LIMITS = Object.freeze({ batchSize: 500, batchBytes: 64 * 1024 * 1024 })
-
-/** Largest `batchSize`: a store round trip of more documents than this gains nothing and holds them all. */
-export const MAX_BATCH_SIZE = 100_000
 
 /**
  * Groups `items` into batches of at most `batchSize` items and `batchBytes` bytes (by `sizeOf`),
@@ -25,10 +20,12 @@ export const MAX_BATCH_SIZE = 100_000
  * @example for await (const batch of batchesOf(readLines(input), { batchSize: 500 }, lineBytes)) …
  */
 export async function* batchesOf<T>(items: AsyncIterable<T> | Iterable<T>, limits: BatchLimits, sizeOf: (item: T) => number): AsyncGenerator<T[]> {
-  const maxItems = limits.batchSize ?? DEFAULT_BATCH_LIMITS.batchSize
-  const maxBytes = limits.batchBytes ?? DEFAULT_BATCH_LIMITS.batchBytes
-  if (!Number.isInteger(maxItems) || maxItems < 1 || maxItems > MAX_BATCH_SIZE) throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer from 1 to ${MAX_BATCH_SIZE}, got ${describeValue(maxItems)}.`)
-  if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new DedupError('INVALID_OPTION', `Expected \`batchBytes\` to be an integer ≥ 1, got ${describeValue(maxBytes)}.`)
+  // A store round trip of more documents than the limit gains nothing and holds them all.
+  const { batchSize: count, batchBytes: bytesLimit } = OPTION_LIMITS
+  const maxItems = limits.batchSize ?? count.default
+  const maxBytes = limits.batchBytes ?? bytesLimit.default
+  if (!Number.isInteger(maxItems) || maxItems < count.min || maxItems > count.max) throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer from ${count.min} to ${count.max}, got ${describeValue(maxItems)}.`)
+  if (!Number.isInteger(maxBytes) || maxBytes < bytesLimit.min || maxBytes > bytesLimit.max) throw new DedupError('INVALID_OPTION', `Expected \`batchBytes\` to be an integer from ${bytesLimit.min} to ${bytesLimit.max} (4 GiB), got ${describeValue(maxBytes)}.`)
   let batch: T[] = []
   let bytes = 0
   for await (const item of items) {

@@ -1,7 +1,7 @@
 import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
-import { minhashSimilarity, resemblanceBound } from '../fingerprint/minhash.js'
+import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -116,8 +116,10 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
   }
   // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
   if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
+    // A sketch of few shingles estimates with a larger error, and pairs of templated pages crowd
+    // just below the threshold: such an estimate must clear the threshold by its extra error.
     const resemblance = minhashSimilarity(dSketch, c.sketch)
-    if (resemblance >= o.minResemblance) return { rule: 'minhash', resemblance }
+    if (resemblance >= o.minResemblance + sparseSketchMargin(dSketch, c.sketch, resemblance, o.minResemblance)) return { rule: 'minhash', resemblance }
   }
   return null
 }

@@ -1,7 +1,7 @@
 import { DedupError, describeValue } from '../errors.js'
 import type { FingerprintStore } from '../store/store.js'
 import { createAnalyzer, type Analyzer, type AnalyzerOptions } from '../fingerprint/analyzer.js'
-import { DEFAULT_BLOCK_SCHEME, guaranteedDistance, validateBlockScheme, type BlockScheme } from '../fingerprint/blocks.js'
+import { BLOCKS_RANGE, DEFAULT_BLOCK_SCHEME, guaranteedDistance, validateBlockScheme, type BlockScheme } from '../fingerprint/blocks.js'
 
 /** Which decision layers run, in the fixed order url → exact → simhash → title. */
 export interface LayerOptions {
@@ -67,15 +67,47 @@ export interface DeduplicatorOptions {
   versionCheck?: boolean
 }
 
+/**
+ * Ranges and defaults of the numeric options: one source for the library's checks and for the
+ * CLI's flags and help (`--k`, `--blocks`, `--min-match`, `--workers`, `--batch`, `--batch-mb`,
+ * `--shards`, `--replicas`).
+ * @example OPTION_LIMITS.batchSize // { min: 1, max: 100000, default: 500 }
+ */
+export const OPTION_LIMITS = Object.freeze({
+  /** `maxDistance` (`--k`): from 0 to `guaranteedDistance(blockScheme)` (3 for the default scheme). */
+  maxDistance: Object.freeze({ min: 0, default: 3 }),
+  /** `blockScheme.blocks` (`--blocks`). */
+  blocks: Object.freeze({ ...BLOCKS_RANGE, default: DEFAULT_BLOCK_SCHEME.blocks }),
+  /** `blockScheme.minMatch` (`--min-match`): from 1 to blocks − 1. */
+  minMatch: Object.freeze({ min: 1, default: DEFAULT_BLOCK_SCHEME.minMatch }),
+  /** Threads preparing documents: `runIndexJob`'s and reindex's `workers` (`--workers`). */
+  workers: Object.freeze({ min: 1, max: 64, default: 1 }),
+  /** Documents per store round trip of `runIndexJob` (`simdup index --batch`). */
+  batchSize: Object.freeze({ min: 1, max: 100_000, default: 500 }),
+  /** Input bytes per batch of `runIndexJob` (`--batch-mb`, in MiB there). */
+  batchBytes: Object.freeze({ min: 1, max: 4 * 2 ** 30, default: 64 * 2 ** 20 }),
+  /**
+   * Records per page of a walk over a store or an index: reconcile's and reindex's `batchSize`
+   * (their `--batch`). Elasticsearch returns at most 10 000 hits a page (`index.max_result_window`).
+   */
+  pageSize: Object.freeze({ min: 1, max: 10_000, default: 500 }),
+  /** Primary shards of an Elasticsearch index simdup creates (`shards`, `--shards`). */
+  shards: Object.freeze({ min: 1, max: 1024, default: 1 }),
+  /** Replicas of each shard of an Elasticsearch index simdup creates (`replicas`, `--replicas`). */
+  replicas: Object.freeze({ min: 0, max: 10, default: 0 }),
+})
+
+/** Which layers run when `layers` leaves them out. */
+export const DEFAULT_LAYERS: Readonly<Required<LayerOptions>> = Object.freeze({ url: true, exact: true, simhash: true, title: false })
+
 export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
-  maxDistance: 3,
+  maxDistance: OPTION_LIMITS.maxDistance.default,
+  layers: DEFAULT_LAYERS,
   minhash: true,
   minResemblance: 0.6,
   maxContentLength: 10_000_000,
   templates: true,
 })
-
-export const DEFAULT_LAYERS: Required<LayerOptions> = Object.freeze({ url: true, exact: true, simhash: true, title: false })
 
 /** Options after defaults and validation. */
 export interface ResolvedDeduplicatorOptions {
@@ -121,7 +153,7 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
   }
   const maxDistance = options.maxDistance ?? DEFAULT_DEDUPLICATOR_OPTIONS.maxDistance
   const limit = guaranteedDistance(blockScheme)
-  if (!Number.isInteger(maxDistance) || maxDistance < 0 || maxDistance > limit) {
+  if (!Number.isInteger(maxDistance) || maxDistance < OPTION_LIMITS.maxDistance.min || maxDistance > limit) {
     throw new DedupError(
       'INVALID_OPTION',
       `Expected \`maxDistance\` to be an integer from 0 to ${limit}, got ${describeValue(maxDistance)}. ` +

@@ -8,6 +8,7 @@ import type { ShortTextOptions } from '../fingerprint/short-text.js'
 import type { UserWord } from '../segment/segmenter.js'
 import type { Analyzer, AnalyzerOptions } from '../fingerprint/analyzer.js'
 import { createJiebaWasmSegmenter } from '../segment/jieba.js'
+import { OPTION_LIMITS } from './options.js'
 
 /** Analyzer settings that can cross a thread boundary (no functions). */
 export interface PortableAnalyzerOptions {
@@ -118,7 +119,8 @@ interface Pending {
  */
 export async function createPreparePool(options: PreparePoolOptions): Promise<PreparePool> {
   const n = options.workers ?? 2
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new DedupError('INVALID_OPTION', `Expected \`workers\` to be an integer from 1 to 64, got \`${String(n)}\`.`)
+  const { min, max } = OPTION_LIMITS.workers
+  if (!Number.isInteger(n) || n < min || n > max) throw new DedupError('INVALID_OPTION', `Expected \`workers\` to be an integer from ${min} to ${max}, got \`${String(n)}\`.`)
   // Under a TypeScript loader (tests, `tsx`) the worker is a .ts file and needs the loader too.
   const ts = import.meta.url.endsWith('.ts')
   const url = new URL(ts ? './_prepare-worker.ts' : './_prepare-worker.js', import.meta.url)

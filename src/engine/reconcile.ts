@@ -1,6 +1,8 @@
+import { DedupError, describeValue } from '../errors.js'
 import { boundCandidates } from './_bounds.js'
 import type { FingerprintRecord, Layer } from '../types.js'
 import type { Deduplicator } from './deduplicator.js'
+import { OPTION_LIMITS } from './options.js'
 import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, previousVersion, type Match } from './match.js'
 
 /** Counters of a reconcile pass. */
@@ -21,7 +23,7 @@ export interface ReconcileResult {
 
 /** Options of `reconcile`. */
 export interface ReconcileOptions {
-  /** Records per scan batch and per candidate lookup. @default 500 */
+  /** Records per scan batch and per candidate lookup. @default 500 (range 1–10 000: `OPTION_LIMITS.pageSize`) */
   batchSize?: number
   /** Called after each batch with the records scanned so far (both passes). */
   onProgress?: (scanned: number) => void
@@ -50,7 +52,11 @@ interface Decided {
 export async function reconcile(dedup: Deduplicator, options: ReconcileOptions = {}): Promise<ReconcileResult> {
   const o = dedup.options
   const store = o.store
-  const batchSize = options.batchSize ?? 500
+  const { min, max, default: fallback } = OPTION_LIMITS.pageSize
+  const batchSize = options.batchSize ?? fallback
+  if (!Number.isInteger(batchSize) || batchSize < min || batchSize > max) {
+    throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer from ${min} to ${max}, got ${describeValue(batchSize)}.`)
+  }
   await store.refresh()
   let progress = 0
   const decided = new Map<string, Decided>()

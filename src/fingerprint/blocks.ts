@@ -14,6 +14,9 @@ export interface BlockScheme {
   readonly minMatch: number
 }
 
+/** The range of `BlockScheme.blocks` (blocks under 4 bits are not cut: 64 / 16). */
+export const BLOCKS_RANGE = Object.freeze({ min: 2, max: 16 })
+
 /** Four 16-bit blocks, one must match: guarantees distance ≤ 3. */
 export const DEFAULT_BLOCK_SCHEME: BlockScheme = Object.freeze({ blocks: 4, minMatch: 1 })
 
@@ -25,8 +28,8 @@ export function guaranteedDistance(scheme: BlockScheme): number {
 /** Validates a scheme; throws INVALID_OPTION naming the field. @example validateBlockScheme({ blocks: 4, minMatch: 1 }) */
 export function validateBlockScheme(scheme: BlockScheme): BlockScheme {
   const { blocks, minMatch } = scheme
-  if (!Number.isInteger(blocks) || blocks < 2 || blocks > 16) {
-    throw new DedupError('INVALID_OPTION', `Expected \`blocks\` to be an integer from 2 to 16, got ${describeValue(blocks)}.`)
+  if (!Number.isInteger(blocks) || blocks < BLOCKS_RANGE.min || blocks > BLOCKS_RANGE.max) {
+    throw new DedupError('INVALID_OPTION', `Expected \`blocks\` to be an integer from ${BLOCKS_RANGE.min} to ${BLOCKS_RANGE.max}, got ${describeValue(blocks)}.`)
   }
   if (!Number.isInteger(minMatch) || minMatch < 1 || minMatch >= blocks) {
     throw new DedupError(

@@ -82,6 +82,25 @@ const FRAME_MAIN = 4
 const FRAME_CHROME_IN_MAIN = 8
 const FRAME_PRE = 16
 const FRAME_TITLE = 32
+/** Named as a sidebar only (see ASIDE_NAMES): kept as text while open, judged at its close. */
+const FRAME_ASIDE = 64
+
+/**
+ * Chrome words that also name a boxed aside of the text itself: DocBook's `sidebar` (DocBook XSL
+ * and Publican write `<div class="sidebar">`), Sphinx's `sidebar` directive. A page's sidebar
+ * column is links, forms and labels once its link-dense blocks are gone; an aside of the text is
+ * prose. So a block named only by these words stays when what is left of it reads as prose
+ * (ASIDE_PROSE_MIN_CHARS, a sentence end, links under ASIDE_MAX_LINK_SHARE of it).
+ */
+const ASIDE_NAMES = new Set(['sidebar', 'side'])
+/**
+ * A `main`/`article` region left with less than half the text its link-dense blocks
+ * held is a page whose content is a list of links (a module index, a link collection): its
+ * region is then taken with those blocks.
+ */
+const MAIN_LIST_SHARE = 0.5
+const ASIDE_PROSE_MIN_CHARS = 40
+const ASIDE_MAX_LINK_SHARE = 0.25
 
 interface Frame {
   name: string
@@ -141,19 +160,29 @@ function isChromeToken(token: string, names: ReadonlySet<string>, inMain: boolea
   return hit(first) || hit(last) || compound(first) || compound(last)
 }
 
-function isChromeElement(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, inMain: boolean, inPre: boolean): boolean {
-  if (CHROME_TAGS.has(name)) return !(inMain && name === 'header')
+/** Not chrome; chrome; named chrome only by ASIDE_NAMES (judged at its close). */
+const NOT_CHROME = 0
+const CHROME = 1
+const ASIDE = 2
+
+function chromeKind(name: string, attribs: Record<string, string>, names: ReadonlySet<string>, asideFree: ReadonlySet<string>, inMain: boolean, inPre: boolean): number {
+  if (CHROME_TAGS.has(name)) return inMain && name === 'header' ? NOT_CHROME : CHROME
   const role = attribs.role?.trim().toLowerCase()
-  if (role !== undefined && CHROME_ROLES.includes(role)) return true
-  if (attribs['aria-hidden'] === 'true') return true
+  if (role !== undefined && CHROME_ROLES.includes(role)) return CHROME
+  if (attribs['aria-hidden'] === 'true') return CHROME
   // Names mark parts of a page, which are blocks: inside a line or a code listing a class names
   // a kind of text (Doxygen and highlighters mark code comments `<span class="comment">`).
-  if (inPre || INLINE_TAGS.has(name)) return false
+  if (inPre || INLINE_TAGS.has(name)) return NOT_CHROME
+  let aside = false
   for (const attr of [attribs.id, attribs.class]) {
     if (attr === undefined || attr === '') continue
-    for (const token of attr.split(/\s+/)) if (token !== '' && isChromeToken(token, names, inMain)) return true
+    for (const token of attr.split(/\s+/)) {
+      if (token === '' || !isChromeToken(token, names, inMain)) continue
+      if (!isChromeToken(token, asideFree, inMain)) aside = true
+      else return CHROME
+    }
   }
-  return false
+  return aside ? ASIDE : NOT_CHROME
 }
 
 function resolveHtmlOptions(options: HtmlToTextOptions) {
@@ -167,16 +196,20 @@ function resolveHtmlOptions(options: HtmlToTextOptions) {
   if (chromeNames !== undefined && (!Array.isArray(chromeNames) || !chromeNames.every((n) => typeof n === 'string'))) {
     throw new DedupError('INVALID_OPTION', `Expected \`chromeNames\` to be an array of strings, got ${describeValue(chromeNames)}.`)
   }
+  const names = chromeNames === undefined ? DEFAULT_CHROME_SET : new Set((chromeNames as string[]).map((n) => n.toLowerCase()))
   return {
     includeTitle: options.includeTitle ?? false,
     dropChrome: options.dropChrome ?? true,
     preferMain: options.preferMain ?? true,
     linkDensity: (options.dropChrome ?? true) && (options.linkDensity ?? true),
-    chromeNames: chromeNames === undefined ? DEFAULT_CHROME_SET : new Set((chromeNames as string[]).map((n) => n.toLowerCase())),
+    chromeNames: names,
+    asideFree: names === DEFAULT_CHROME_SET ? DEFAULT_ASIDE_FREE : withoutAsides(names),
   }
 }
 
+const withoutAsides = (names: ReadonlySet<string>): ReadonlySet<string> => new Set([...names].filter((n) => !ASIDE_NAMES.has(n)))
 const DEFAULT_CHROME_SET: ReadonlySet<string> = new Set(DEFAULT_CHROME_NAMES)
+const DEFAULT_ASIDE_FREE = withoutAsides(DEFAULT_CHROME_SET)
 
 function tidy(parts: string[]): string {
   return parts.join('').replace(/[ \t\f\v\r\u00a0]+/g, ' ').replace(/ ?\n[ \n]*/g, '\n').trim()
@@ -206,6 +239,7 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
   let inTitle = 0
   const stack: Frame[] = []
   const root: Frame = { name: '#root', kind: 0, contentAt: 0, mainAt: 0, chars: 0, linkChars: 0, links: 0 }
+  let mainDropped = 0 // characters of link-dense blocks dropped inside main/article
 
   const brk = (s: string) => {
     visible.push(s)
@@ -234,11 +268,18 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
     const label = o.linkDensity && inDataTable === 0 && LINK_DENSE_CANDIDATES.has(frame.name) && frame.dropped !== undefined &&
       frame.chars <= LABEL_MAX_CHARS && frame.chars <= LABEL_MAX_SHARE * frame.dropped &&
       !SENTENCE_END_RE.test(content.slice(frame.contentAt).join(''))
-    if (linkDense || label) {
+    // A block named a sidebar that is not prose once its link-dense children went: chrome after all.
+    const asideChrome = (k & FRAME_ASIDE) !== 0 && !(linkDense || label) &&
+      !(frame.chars >= ASIDE_PROSE_MIN_CHARS && frame.linkChars < ASIDE_MAX_LINK_SHARE * frame.chars && SENTENCE_END_RE.test(content.slice(frame.contentAt).join('')))
+    if (asideChrome) {
+      content.length = frame.contentAt
+      main.length = Math.min(main.length, frame.mainAt)
+    } else if (linkDense || label) {
       // Link-dense: its text goes, and its parent is judged without it.
       content.length = frame.contentAt
       main.length = Math.min(main.length, frame.mainAt)
       if (linkDense) parent.dropped = (parent.dropped ?? 0) + frame.chars
+      if (linkDense && inMain > 0 && chromeInMain === 0) mainDropped += frame.chars
     } else {
       parent.chars += frame.chars
       parent.linkChars += frame.linkChars
@@ -260,8 +301,10 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
         if (SKIP_TAGS.has(name)) kind |= FRAME_SKIP
         else if (name === 'title') kind |= FRAME_TITLE
         else if (MAIN_TAGS.has(name) || attribs.role === 'main') kind |= FRAME_MAIN
-        else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name) && isChromeElement(name, attribs, o.chromeNames, inMain > 0, pre > 0)) {
-          kind |= inMain > 0 ? FRAME_CHROME | FRAME_CHROME_IN_MAIN : FRAME_CHROME
+        else if (o.dropChrome && !NEVER_CHROME_TAGS.has(name)) {
+          const c = chromeKind(name, attribs, o.chromeNames, o.asideFree, inMain > 0, pre > 0)
+          if (c === CHROME) kind |= inMain > 0 ? FRAME_CHROME | FRAME_CHROME_IN_MAIN : FRAME_CHROME
+          else if (c === ASIDE && chrome === 0) kind |= FRAME_ASIDE
         }
         if (name === 'pre' || name === 'textarea' || name === 'listing') kind |= FRAME_PRE
         if (kind & FRAME_SKIP) skip++
@@ -322,7 +365,11 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
   parser.write(typeof html === 'string' ? html : String(html ?? ''))
   parser.end()
 
-  const mainText = o.preferMain ? tidy(main) : ''
+  let mainText = o.preferMain ? tidy(main) : ''
+  if (mainText !== '' && mainDropped > 0 && solidLength(mainText) < MAIN_LIST_SHARE * mainDropped) {
+    // The region is a list of links: its text with them (the rest of the page is not needed).
+    mainText = htmlToText(html, { ...options, linkDensity: false, includeTitle: false })
+  }
   const body = mainText !== '' ? mainText : (tidy(content) || tidy(visible))
   if (!o.includeTitle) return body
   const head = tidy(title)

@@ -197,11 +197,19 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
   return decoder.decode(buf.subarray(0, j))
 }
 
+/** A letter of any script: a frame without one is a bar, a percentage, a counter or a spinner. */
+const WORD_RE = /\p{L}/u
+/** CSI, OSC (to BEL or ST) and two-character escapes: their final bytes are letters, not words. */
+// eslint-disable-next-line no-control-regex -- escape sequences are control characters
+const ESCAPE_RE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]/gu
+
 /**
  * A bare carriage return (not right before a line feed) moves back to the start of its line, as
  * on a terminal: what follows overwrites the line, so a progress bar or spinner captured from a
  * terminal ("10%\r50%\r100%\n") leaves its last frame, not every frame. Only in text that has
- * line feeds: with none at all it is an old Mac file, whose carriage returns end lines.
+ * line feeds: with none at all it is an old Mac file, whose carriage returns end lines. A line so
+ * redrawn whose last frame has no word in it (no letter of any script once escapes are out: a bar
+ * of `#` and a percentage, a spinner, a counter) is a progress display, not text: it goes.
  */
 function overwriteCarriageReturns(text: string): string {
   if (!text.includes('\r') || !text.includes('\n')) return text
@@ -212,6 +220,7 @@ function overwriteCarriageReturns(text: string): string {
     while (end > 0 && line.charCodeAt(end - 1) === 0x0d) end--
     const at = line.lastIndexOf('\r', end - 1)
     if (at >= 0 || end < line.length) line = line.slice(at + 1, end)
+    if (at >= 0 && !WORD_RE.test(line.replace(ESCAPE_RE, ''))) line = ''
     lines[i] = line
   }
   return lines.join('\n')

@@ -1,6 +1,7 @@
 /** Needs the Debian corpus (built on first use: apt-get, network); see test/corpus/README.md. */
 import { describe, expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter } from '../../src/index.js'
+import { createJiebaWasmSegmenter } from '../../src/index.js'
+import { tryCreateNodeRsSegmenter } from '../../src/segment/node-rs.js'
 import { normalizeContent } from '../../src/normalize/index.js'
 import { RunMemo } from '../../src/fingerprint/_run-memo.js'
 import { loadCorpus } from '../../scripts/corpus/load.js'

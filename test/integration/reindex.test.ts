@@ -238,6 +238,14 @@ async function readAll(index: string): Promise<Map<string, { source: Record<stri
   return new Map(res.hits.hits.map((h) => [h._id!, { source: h._source!, version: h._version!, seqNo: h._seq_no! }]))
 }
 
+/**
+ * Each document's sequence number, by id. Not in hit order: a search may read a shard's primary or
+ * its replica, which hold the same documents (and sequence numbers) in another order.
+ */
+function seqNos(all: Map<string, { seqNo: number }>): [string, number][] {
+  return [...all].map(([id, d]): [string, number] => [id, d.seqNo]).sort((a, b) => (a[0] < b[0] ? -1 : 1))
+}
+
 type DedupView = { cluster_id: string; duplicate_of: string | null; layer: string | null; distance: number | null; simhash: string }
 
 /** The decision part of each document's `dedup` object (what must not depend on how the job ran). */
@@ -363,7 +371,7 @@ describe('reindex --dest', () => {
     expect(again.status).toBe('already-done')
     expect(again.counts).toEqual(result.counts)
     const after = await readAll(dest)
-    expect([...after].map(([id, d]) => [id, d.seqNo])).toEqual([...copied].map(([id, d]) => [id, d.seqNo]))
+    expect(seqNos(after)).toEqual(seqNos(copied))
   })
 
   test('refuses an existing dest that no checkpoint continues, and a checkpoint of another job', async () => {
@@ -391,6 +399,20 @@ describe('reindex --dest', () => {
     expect(b).toEqual(a)
     // Whatever the index order, planted near-duplicates share their base's cluster.
     for (const [id, rep] of PLANTED.clusterOf) expect([id, a.get(id)?.cluster_id]).toEqual([id, a.get(rep)?.cluster_id])
+  })
+
+  test('worker threads (the job runner\'s pool) decide exactly as this thread, stopped and resumed included', async () => {
+    const source = await makeSource()
+    const here = name('here')
+    const pooled = name('pooled')
+    const checkpointFile = join(dir, 'pooled.json')
+    await reindex(base({ source, dest: here, sort: 'published' }))
+    // Workers rebuild the analyzer from options (`dedup: {}`: the default one, as `base`'s).
+    expect(await reindex(base({ source, dest: pooled, sort: 'published', workers: 2, dedup: {}, checkpointFile, maxBatches: 2 }))).toMatchObject({ status: 'stopped', batches: 2 })
+    const r = await reindex(base({ source, dest: pooled, sort: 'published', workers: 2, dedup: {}, checkpointFile }))
+    expect(r).toMatchObject({ status: 'done', resumed: 'exact' })
+    expect(r.counts).toMatchObject({ docs: CORPUS.size, rejected: 3 })
+    expect(decisions(await readAll(pooled))).toEqual(decisions(await readAll(here)))
   })
 
   test('scroll reader (clusters without point in time) gives the same result in --sort order', async () => {
@@ -421,6 +443,59 @@ describe('reindex --dest', () => {
   })
 })
 
+describe('a red source', () => {
+  /**
+   * A source that is red from the start, on any topology: one shard more than there are data
+   * nodes, at most one shard per node and no replica, so one primary stays unassigned. The
+   * documents are routed to an assigned shard (found with _search_shards, before any write).
+   */
+  async function makeRedSource(): Promise<{ source: string; allocateAll: () => Promise<void> }> {
+    const source = name('red-src')
+    const nodes = (await client.cluster.health()).number_of_data_nodes
+    await client.indices.create({
+      index: source,
+      settings: { ...testIndexSettings(), number_of_shards: nodes + 1, number_of_replicas: 0, 'index.routing.allocation.total_shards_per_node': 1 },
+      mappings: { properties: { published: { type: 'date' } } },
+      wait_for_active_shards: 0,
+    })
+    await client.cluster.health({ index: source, wait_for_active_shards: nodes, timeout: '60s' })
+    // _search_shards lists no copy for a routing value that lands on the unassigned shard.
+    let routing = 0
+    while ((await client.searchShards({ index: source, routing: String(routing) })).shards[0]!.length === 0) routing++
+    const operations: object[] = []
+    for (const [id, doc] of CORPUS) operations.push({ index: { _index: source, _id: id, routing: String(routing) } }, doc)
+    const res = await client.bulk({ operations, refresh: true })
+    expect(res.errors).toBe(false)
+    expect((await client.cluster.health({ index: source })).status).toBe('red')
+    const allocateAll = async () => {
+      await client.indices.putSettings({ index: source, settings: { 'index.routing.allocation.total_shards_per_node': -1 } })
+    }
+    return { source, allocateAll }
+  }
+
+  // With `node`, opening the job's store on the source already waited (the store's own reads wait
+  // for a red index); with a `client` of the caller's, the job's first read is its own `_count`.
+  test('is waited for, as `index` waits (cluster health yellow, up to 60 s a retry): the job runs once its primaries are back and decides as the oracle', async () => {
+    const { source, allocateAll } = await makeRedSource()
+    const dest = name('dest')
+    // Every read of the source answers partially (1 shard of n+1 missing) until its last primary
+    // is allocated, 3 s into the job: more than the three back-offs (0.2 + 0.4 + 0.8 s) alone.
+    const { node: _node, ...options } = base({ source, dest, sort: 'published' })
+    const job = reindex({ ...options, client })
+    job.catch(() => undefined) // awaited below; a rejection before then is not unhandled
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    await allocateAll()
+    const result = await job
+    expect(result.counts).toMatchObject({ docs: CORPUS.size, copied: CORPUS.size, rejected: PLANTED.rejected.length })
+    const want = await oracle()
+    const got = decisions(await readAll(dest))
+    for (const [id, d] of want) {
+      if (d.status === 'rejected') expect(got.get(id)).toBeNull()
+      else expect([id, got.get(id)]).toEqual([id, { cluster_id: d.clusterId, duplicate_of: d.duplicateOf, layer: d.layer, distance: d.distance, simhash: d.simhash }])
+    }
+  })
+})
+
 describe('reindex --in-place', () => {
   test('writes only the dedup object; every other field and the decisions match the copy', async () => {
     const source = await makeSource()
@@ -436,7 +511,7 @@ describe('reindex --in-place', () => {
 
     const again = await reindex(base({ source, inPlace: true, sort: 'published', checkpointFile: result.checkpointFile }))
     expect(again.status).toBe('already-done')
-    expect([...(await readAll(source))].map(([id, d]) => [id, d.seqNo])).toEqual([...after].map(([id, d]) => [id, d.seqNo]))
+    expect(seqNos(await readAll(source))).toEqual(seqNos(after))
   })
 
   test('a document deleted while the job runs stays deleted: its write is rejected, not an upsert', async () => {

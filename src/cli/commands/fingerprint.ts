@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
-  compareAnalyses, createAnalyzer, matchCandidate, DEFAULT_DEDUPLICATOR_OPTIONS, DEFAULT_LAYERS, fingerprintToHex, minhashSimilarity, fingerprintBlocks,
+  compareAnalyses, createAnalyzer, matchCandidate, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, minhashSimilarity, fingerprintBlocks,
   type Comparison, type Analysis, type Match, type MatchOptions,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
-import { parse, kFlag } from '../args.js'
+import { parse, kFlag, DEFAULT_K, K_RANGE } from '../args.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const FINGERPRINT_HELP = `simdup fingerprint <text | @file | -> [--json]
@@ -17,7 +17,7 @@ Prints the 64-bit SimHash of a text (16 hex digits).
                      their weights, and the fingerprint version
 ${ANALYZER_HELP}`
 
-export const COMPARE_HELP = `simdup compare <a> <b> [--json] [--k 3] [--no-minhash]
+export const COMPARE_HELP = `simdup compare <a> <b> [--json] [--k ${DEFAULT_K}] [--no-minhash]
 
 Compares two texts (each a literal text, @file, or - for stdin once) with the same decision
 \`simdup index\` and \`simdup explain\` make (b as the later document): exact content, then the
@@ -25,7 +25,7 @@ simhash, short-text and minhash rules. Prints the verdict with its rule and evid
 resemblance), term overlap, and the heaviest shared / differing terms of the full term sets.
 URLs and titles are not compared (\`simdup explain\` does, for stored documents).
 
-  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash
+  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}; limits the simhash
                      and short-text rules, not the exact and minhash routes
   --no-minhash       leave out the MinHash route, as \`simdup index --no-minhash\`
   --json             one JSON object instead of text
@@ -76,7 +76,7 @@ export async function compareCommand(args: string[], io: CliIO): Promise<number>
   const b = analyzer.analyze(await readArg(positionals[1]!, io))
   const c = compareAnalyses(a, b)
   const options: MatchOptions = {
-    layers: { ...DEFAULT_LAYERS, url: false, title: false },
+    layers: { ...DEFAULT_DEDUPLICATOR_OPTIONS.layers, url: false, title: false },
     maxDistance: k,
     minhash: values['no-minhash'] !== true,
     minResemblance: DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance,

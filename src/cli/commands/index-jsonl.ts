@@ -2,15 +2,27 @@ import { open, stat, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
 import {
-  createDeduplicator, formatDecision, parseDuration, runIndexJob, DEFAULT_BATCH_LIMITS, DEFAULT_BLOCK_SCHEME, MAX_BATCH_SIZE, type DedupStatsSnapshot, type Decision, type FingerprintStore,
+  createDeduplicator, formatDecision, parseDuration, runIndexJob, OPTION_LIMITS, type DedupStatsSnapshot, type Decision, type FingerprintStore,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, OutputError, UsageError, fsReason } from '../io.js'
-import { parse, intFlag, kFlag } from '../args.js'
+import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { openOutputFile, type OutputFile } from '../output-file.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
+
+/** `--batch-mb`: the library's `batchBytes` range in MiB. */
+const BATCH_MIB = {
+  min: Math.max(1, Math.ceil(OPTION_LIMITS.batchBytes.min / 2 ** 20)),
+  max: Math.floor(OPTION_LIMITS.batchBytes.max / 2 ** 20),
+  default: OPTION_LIMITS.batchBytes.default / 2 ** 20,
+}
+
+/** `1 to 100000 (default 500)`. */
+function range(l: { min: number; max: number; default: number }): string {
+  return `${l.min} to ${l.max} (default ${l.default})`
+}
 
 export const INDEX_HELP = `simdup index <file.jsonl | -> [options]
 
@@ -28,7 +40,7 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   title   same non-generic title                               (on: --title)
 
   --k N              how many of the 64 SimHash bits may differ for the simhash and short-text
-                     rules: 0 to 3 (default 3; up to blocks − min-match). It does not limit the
+                     rules: ${K_RANGE.replace(')', '')}; up to blocks − min-match). It does not limit the
                      url, exact and minhash routes: a minhash match can show a distance above k.
   --out FILE         decisions JSONL (default: stdout). Written to a temporary file beside FILE
                      and renamed at the end: never a partial line; after a store failure it holds
@@ -37,12 +49,12 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --rejects FILE     rejected lines with reasons and the start of the raw line (default: next to
                      --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
                      rejected line's reason is in its decision)
-  --batch N          documents per store round trip: 1 to ${MAX_BATCH_SIZE} (default ${DEFAULT_BATCH_LIMITS.batchSize})
-  --batch-mb N       input MiB per batch: 1 to 4096 (default 64); a batch ends at --batch
+  --batch N          documents per store round trip: ${range(OPTION_LIMITS.batchSize)}
+  --batch-mb N       input MiB per batch: ${range(BATCH_MIB)}; a batch ends at --batch
                      documents or N MiB, whichever comes first: bounds memory for large documents
-  --blocks M         fingerprint blocks in the index: 2 to 16 (default: the index's own; for a
+  --blocks M         fingerprint blocks in the index: ${OPTION_LIMITS.blocks.min} to ${OPTION_LIMITS.blocks.max} (default: the index's own; for a
                      new one 4 on the embedded store, 6 on Elasticsearch; fixed per index)
-  --min-match S      blocks that must be equal for a candidate: 1 to M − 1 (default M − 3, at
+  --min-match S      blocks that must be equal for a candidate: ${OPTION_LIMITS.minMatch.min} to M − 1 (default M − 3, at
                      least 1: 1 of 4, 3 of 6)
   --window DUR       only match documents indexed within DUR (e.g. 7d, 12h; default: no limit)
   --title            also match on equal, non-generic titles (off by default)
@@ -51,7 +63,7 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --no-minhash       no MinHash route (half the memory per document, lower recall)
   --no-templates     keep every line: do not learn the lines on most pages of a site (its
                      template) and leave them out of later documents' fingerprints
-  --workers N|auto   worker threads for parsing + fingerprinting: 1 to 64, or auto (the
+  --workers N|auto   worker threads for parsing + fingerprinting: ${OPTION_LIMITS.workers.min} to ${OPTION_LIMITS.workers.max}, or auto (the
                      default): one per core, up to 4, for an input file of 32 MB or more, else
                      none (in-process): each worker loads its own dictionaries
   --quiet            no progress, no summary (errors are still printed)
@@ -99,15 +111,16 @@ export async function indexCommand(args: string[], io: CliIO): Promise<number> {
   const input = positionals[0]
   if (input === undefined || positionals.length > 1) throw new UsageError('Expected one input file (or - for stdin).')
   // No block flags: the store's scheme (an Elasticsearch index's own, or its default), known once it is open.
-  const blocks = intFlag(values.blocks, 'blocks', DEFAULT_BLOCK_SCHEME.blocks, 2, 16)
-  const minMatch = intFlag(values['min-match'], 'min-match', Math.max(1, blocks - 3), 1, blocks - 1)
+  const blocks = limitFlag(values.blocks, 'blocks', OPTION_LIMITS.blocks)
+  const minMatch = intFlag(values['min-match'], 'min-match', Math.max(OPTION_LIMITS.minMatch.min, blocks - 3), OPTION_LIMITS.minMatch.min, blocks - 1)
   const blockScheme = values.blocks === undefined && values['min-match'] === undefined ? undefined : { blocks, minMatch }
   const k = kFlag(values.k, blockScheme)
-  const batchSize = intFlag(values.batch, 'batch', DEFAULT_BATCH_LIMITS.batchSize, 1, MAX_BATCH_SIZE)
-  const batchBytes = intFlag(values['batch-mb'], 'batch-mb', DEFAULT_BATCH_LIMITS.batchBytes / 2 ** 20, 1, 4096) * 2 ** 20
+  const batchSize = limitFlag(values.batch, 'batch', OPTION_LIMITS.batchSize)
+  const batchBytes = limitFlag(values['batch-mb'], 'batch-mb', BATCH_MIB) * 2 ** 20
   const workersFlag = values.workers ?? 'auto'
-  if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from 1 to 64, got \`${workersFlag}\`.`)
-  const workers = workersFlag === 'auto' ? undefined : intFlag(workersFlag, 'workers', 1, 1, 64)
+  const { min, max } = OPTION_LIMITS.workers
+  if (workersFlag !== 'auto' && !/^\d+$/.test(workersFlag)) throw new UsageError(`Expected --workers to be auto or an integer from ${min} to ${max}, got \`${workersFlag}\`.`)
+  const workers = workersFlag === 'auto' ? undefined : limitFlag(workersFlag, 'workers', OPTION_LIMITS.workers)
   const windowMs = values.window === undefined ? undefined : parseDuration(values.window)
   const analyzer = analyzerOptionsFromFlags(values, io)
   // The input is opened (and checked to be a readable file) before any output is touched.

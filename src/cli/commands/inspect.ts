@@ -1,10 +1,10 @@
 import {
-  compareOrder, createDeduplicator, deleteDocuments, terminalSafeJson, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
+  compareOrder, createDeduplicator, OPTION_LIMITS, deleteDocuments, terminalSafeJson, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
   type FingerprintRecord, type FingerprintStore,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
-import { parse, intFlag, kFlag } from '../args.js'
+import { parse, intFlag, kFlag, limitFlag, DEFAULT_K, K_RANGE } from '../args.js'
 import { describeStore, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { createProgress } from '../progress.js'
 
@@ -15,9 +15,9 @@ export const INSPECT_HELP = {
   cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof; for members with a URL, the earlier version each supersedes and whether it is its URL's newest,
 then the versions of ID's URL, newest first. ID is the cluster's id or the id of any member (its
 cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no such cluster or document, or no store in --store (or no --index).\n\n${STORE_HELP}`,
-  explain: `simdup explain <A> <B> [--json] [--k 3] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters;\nfor two documents of one URL, whether the later supersedes the earlier, and the URL's newest.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3); limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
+  explain: `simdup explain <A> <B> [--json] [--k ${DEFAULT_K}] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters;\nfor two documents of one URL, whether the later supersedes the earlier, and the URL's newest.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}; limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
   delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n\n  --json             one JSON object instead of text\n\nExit codes: 0 all deleted, 2 some ids were not in the store (they are named; the others are deleted).\n\n${STORE_HELP}`,
-  reconcile: `simdup reconcile [--k 3] [--batch 500] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: 0 to 3 (default 3)\n  --batch N          records per lookup: 1 to 10000 (default 500)\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
+  reconcile: `simdup reconcile [--k ${DEFAULT_K}] [--batch ${OPTION_LIMITS.pageSize.default}] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}\n  --batch N          records per lookup: ${OPTION_LIMITS.pageSize.min} to ${OPTION_LIMITS.pageSize.max} (default ${OPTION_LIMITS.pageSize.default})\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
 
 async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false): Promise<T> {
@@ -250,7 +250,7 @@ export async function reconcileCommand(args: string[], io: CliIO): Promise<numbe
   const { values } = parse(args, { ...COMMON, batch: { type: 'string' } })
   if (values.help) return void io.stdout.write(INSPECT_HELP.reconcile + '\n'), 0
   const k = kFlag(values.k)
-  const batchSize = intFlag(values.batch, 'batch', 500, 1, 10_000)
+  const batchSize = limitFlag(values.batch, 'batch', OPTION_LIMITS.pageSize)
   return withStore(values, io, async (store) => {
     const total = await store.count()
     // Two passes over the store (find matches, then rewrite).

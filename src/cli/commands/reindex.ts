@@ -1,11 +1,11 @@
 import { resolve } from 'node:path'
-import { parseDuration } from '../../index.js'
+import { OPTION_LIMITS, parseDuration } from '../../index.js'
 import {
   reindex, parseFieldList, defaultCheckpointFile, DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS, type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
 } from '../../elasticsearch/index.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
-import { parse, intFlag, kFlag } from '../args.js'
+import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
@@ -21,8 +21,8 @@ redone (--restart forces it).
 
   --source INDEX     index (or alias) to read
   --dest INDEX       write copies with dedup fields here (created if missing)
-  --shards N         primary shards of a --dest this job creates: 1 to 1024 (default: the source's)
-  --replicas N       replicas of each shard of that --dest: 0 to 10 (default: the source's)
+  --shards N         primary shards of a --dest this job creates: ${OPTION_LIMITS.shards.min} to ${OPTION_LIMITS.shards.max} (default: the source's)
+  --replicas N       replicas of each shard of that --dest: ${OPTION_LIMITS.replicas.min} to ${OPTION_LIMITS.replicas.max} (default: the source's)
   --in-place         write the dedup fields into the source documents instead
   --fields T,C,U     source fields holding title, content, url (default title,content,url);
                      dotted paths reach nested objects; leave an entry empty for none (",body,")
@@ -36,12 +36,11 @@ redone (--restart forces it).
   --rejects FILE     rejected documents, JSONL (default: the checkpoint with .rejects.jsonl)
   --restart          ignore the checkpoint and start over (also allows an existing --dest)
   --keep-alive T     point-in-time keep-alive; a run resumed within it continues exactly (10m)
-  --k N              SimHash bits (of 64) that may differ for a near-duplicate: 0 to 3
-                     (default 3); does not limit the url, exact and minhash routes
+  --k N              SimHash bits (of 64) that may differ for a near-duplicate: ${K_RANGE.replace(' (', '\n                     (')}; does not limit the url, exact and minhash routes
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
-  --workers N        worker threads for fingerprinting: 1 to 64 (default 1: in-process)
+  --workers N        worker threads for fingerprinting: ${REINDEX_LIMITS.workers.min} to ${REINDEX_LIMITS.workers.max} (default ${REINDEX_LIMITS.workers.default}: in-process)
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
 Elasticsearch:
@@ -108,7 +107,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
   const caFile = values['es-ca'] ?? io.env.ES_CA_CERT
   const dest = values.dest ?? null
   const checkpointFile = resolve(io.cwd, values.checkpoint ?? defaultCheckpointFile(values.source, dest))
-  const workers = intFlag(values.workers, 'workers', 1, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max)
+  const workers = limitFlag(values.workers, 'workers', REINDEX_LIMITS.workers)
   const analyzer = analyzerOptionsFromFlags(values, io)
 
   const quiet = values.quiet === true
@@ -129,8 +128,8 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     node,
     source: values.source,
     ...(dest === null ? { inPlace: true } : { dest }),
-    ...(values.shards === undefined ? {} : { shards: intFlag(values.shards, 'shards', 1, 1, 1024) }),
-    ...(values.replicas === undefined ? {} : { replicas: intFlag(values.replicas, 'replicas', 0, 0, 10) }),
+    ...(values.shards === undefined ? {} : { shards: limitFlag(values.shards, 'shards', OPTION_LIMITS.shards) }),
+    ...(values.replicas === undefined ? {} : { replicas: limitFlag(values.replicas, 'replicas', OPTION_LIMITS.replicas) }),
     ...(auth === undefined ? {} : { auth }),
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
     ...(values.fields === undefined ? {} : { fields: parseFieldList(values.fields) }),
@@ -139,7 +138,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
     ...(values.window === undefined ? {} : { windowMs: parseDuration(values.window) }),
     ...(values['keep-alive'] === undefined ? {} : { keepAlive: values['keep-alive'] }),
     slices: intFlag(values.slices, 'slices', DEFAULT_REINDEX_OPTIONS.slices, REINDEX_LIMITS.slices.min, REINDEX_LIMITS.slices.max),
-    batchSize: intFlag(values.batch, 'batch', DEFAULT_REINDEX_OPTIONS.batchSize, REINDEX_LIMITS.batchSize.min, REINDEX_LIMITS.batchSize.max),
+    batchSize: limitFlag(values.batch, 'batch', REINDEX_LIMITS.batchSize),
     checkpointFile,
     rejectsFile: values.rejects === undefined ? checkpointFile.replace(/(\.json)?$/, '.rejects.jsonl') : resolve(io.cwd, values.rejects),
     restart: values.restart === true,

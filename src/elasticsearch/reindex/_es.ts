@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
 import { DedupError } from '../../errors.js'
 import { DEDUP_PROPERTIES } from '../_mapping.js'
-import { Redactor, displayUrl, statusOf, toStoreError, withRetries, type RetryPolicy } from '../_errors.js'
+import { Redactor, awaitPrimaries, displayUrl, statusOf, toStoreError, withRetries, type RetryPolicy } from '../_errors.js'
 import type { ElasticsearchAuth } from '../_options.js'
 import { fieldSort, type FieldSort } from './_sort.js'
 import { secretsOf } from '../_connection.js'
@@ -9,13 +9,17 @@ import { secretsOf } from '../_connection.js'
 /** Runs one request with retries on 429/5xx/unreachable; failures come out as DedupErrors. */
 export type Requester = <T>(action: string, index: string, fn: () => Promise<T>) => Promise<T>
 
-/** The requester for this job's own calls (reads, copies), worded and redacted like the store's. */
-export function makeRequester(policy: RetryPolicy, node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): Requester {
+/**
+ * The requester for this job's own calls (reads, copies), worded and redacted like the store's,
+ * and as patient with a red index: a partial answer is retried after waiting for the primaries of
+ * the index it read (`awaitPrimaries`), not only after the back-off.
+ */
+export function makeRequester(policy: RetryPolicy, client: Client, node: string | readonly string[] | undefined, auth: ElasticsearchAuth | undefined): Requester {
   const redactor = new Redactor(secretsOf(node, auth))
   const where = node === undefined ? '(client)' : (typeof node === 'string' ? node.split(',') : node).map((u) => displayUrl(String(u).trim())).join(',')
   return async (action, index, fn) => {
     try {
-      return await withRetries(policy, fn)
+      return await withRetries({ ...policy, awaitShards: () => awaitPrimaries(client, index) }, fn)
     } catch (err) {
       throw toStoreError(err, { action, index, node: where }, redactor)
     }

@@ -1,7 +1,7 @@
 import type { Client } from '@elastic/elasticsearch'
 import { DedupError, describeValue } from '../../errors.js'
 import type { Layer } from '../../types.js'
-import type { DeduplicatorOptions } from '../../engine/options.js'
+import { OPTION_LIMITS, type DeduplicatorOptions } from '../../engine/options.js'
 import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../_options.js'
 
 /** Which source fields hold a document's title, content and URL (dotted paths reach nested objects). */
@@ -114,15 +114,16 @@ export interface ReindexOptions {
 /** The ranges of reindex's numeric options (the CLI's flags take theirs from here). */
 export const REINDEX_LIMITS = Object.freeze({
   slices: Object.freeze({ min: 1, max: 64 }),
-  batchSize: Object.freeze({ min: 1, max: 10_000 }),
-  workers: Object.freeze({ min: 1, max: 64 }),
+  /** One page of the walk: the library's page limit (Elasticsearch returns at most 10 000 hits a page). */
+  batchSize: OPTION_LIMITS.pageSize,
+  workers: OPTION_LIMITS.workers,
 })
 
 export const DEFAULT_REINDEX_OPTIONS = Object.freeze({
   fields: Object.freeze({ title: 'title', content: 'content', url: 'url' }) as Readonly<ReindexFieldMap>,
   idField: '_id',
   slices: 1,
-  batchSize: 500,
+  batchSize: OPTION_LIMITS.pageSize.default,
   keepAlive: '10m',
   reader: 'auto' as 'auto' | 'pit' | 'scroll',
   refreshEvery: 20_000,
@@ -265,8 +266,8 @@ export function resolveReindexOptions(options: ReindexOptions): ResolvedReindexO
     source: options.source,
     dest,
     inPlace,
-    shards: options.shards === undefined ? null : int('shards', options.shards, 1, 1024),
-    replicas: options.replicas === undefined ? null : int('replicas', options.replicas, 0, 10),
+    shards: options.shards === undefined ? null : int('shards', options.shards, OPTION_LIMITS.shards.min, OPTION_LIMITS.shards.max),
+    replicas: options.replicas === undefined ? null : int('replicas', options.replicas, OPTION_LIMITS.replicas.min, OPTION_LIMITS.replicas.max),
     target: dest ?? options.source,
     fields: Object.freeze(fields),
     idField,
@@ -281,6 +282,6 @@ export function resolveReindexOptions(options: ReindexOptions): ResolvedReindexO
     reader,
     refreshEvery: int('refreshEvery', options.refreshEvery ?? DEFAULT_REINDEX_OPTIONS.refreshEvery, 1, 10_000_000),
     maxBatches: options.maxBatches === undefined ? undefined : int('maxBatches', options.maxBatches, 1, Number.MAX_SAFE_INTEGER),
-    workers: int('workers', options.workers ?? 1, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max),
+    workers: int('workers', options.workers ?? OPTION_LIMITS.workers.default, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max),
   })
 }

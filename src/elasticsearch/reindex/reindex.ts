@@ -3,18 +3,19 @@ import { dirname } from 'node:path'
 import type { Client } from '@elastic/elasticsearch'
 import { DedupError } from '../../errors.js'
 import type { Decision } from '../../types.js'
-import { createAnalyzer, type Analyzer } from '../../fingerprint/analyzer.js'
+import { createAnalyzer, type Analyzer, type AnalyzerOptions } from '../../fingerprint/analyzer.js'
 import { createDeduplicator } from '../../engine/deduplicator.js'
 import { resolveDeduplicatorOptions } from '../../engine/options.js'
 import type { PreparedItem } from '../../engine/prepare.js'
-import { createPreparePool, isAnalyzer, toPortable, type PortableAnalyzerOptions, type PreparePool } from '../../engine/prepare-pool.js'
+import { isAnalyzer, toPortable } from '../../engine/prepare-pool.js'
+import { runJob, type JobBatch, type JobDocument } from '../../engine/index-job.js'
 import type { FingerprintStore } from '../../store/store.js'
 import { createElasticsearchStore, DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchStore } from '../store.js'
 import { resolveReindexOptions, type ReindexCounts, type ReindexOptions, type ResolvedReindexOptions } from './options.js'
 import { explainReason, mapHit, type MappedHit } from './_fields.js'
 import { MISSING_NUMBER, type FieldSort, type SortValue } from './_sort.js'
 import {
-  copyDocs, countDocs, createDest, dedupStamps, indexExists, inspectSource, makeRequester, maxIndexedAt, sortOfField, type Requester,
+  copyDocs, countDocs, createDest, dedupStamps, indexExists, inspectSource, makeRequester, maxIndexedAt, sortOfField,
 } from './_es.js'
 import { openWalk, pitAlive, type SourceWalk, type WalkHit } from './_walk.js'
 import { CHECKPOINT_FORMAT, jobDifferences, lockCheckpoint, readCheckpoint, writeCheckpoint, type ReindexCheckpoint, type ReindexJob } from './_checkpoint.js'
@@ -98,9 +99,10 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
   const started = performance.now()
   const tuning = options.store ?? {}
   const policy = { retries: tuning.retries ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.retries, backoffMs: tuning.backoffMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.backoffMs }
-  const request = makeRequester(policy, options.node, options.auth)
-  const portableAnalyzer = o.workers > 1 ? toPortable(options.dedup?.analyzer) : null
   const given = options.dedup?.analyzer
+  // Worker threads rebuild the analyzer from its options: checked (toPortable) before anything is touched.
+  if (o.workers > 1) toPortable(given)
+  const workerAnalyzer = o.workers > 1 && given !== undefined && !isAnalyzer(given) ? given : undefined
   const analyzer = isAnalyzer(given) ? given : createAnalyzer(given ?? {})
   // Validate the decision settings before anything is created or written.
   const decider = resolveDeduplicatorOptions({ ...options.dedup, analyzer, store: NO_STORE })
@@ -138,7 +140,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
         }
       }
     }
-    return await run(o, options, { cp, job, analyzer, portableAnalyzer, request, policy, log, started })
+    return await run(o, options, { cp, job, analyzer, workerAnalyzer, policy, log, started })
   } finally {
     await lock?.release()
   }
@@ -148,19 +150,18 @@ interface RunContext {
   cp: ReindexCheckpoint | null
   job: ReindexJob
   analyzer: Analyzer
-  portableAnalyzer: PortableAnalyzerOptions | null
-  request: Requester
+  /** The analyzer options worker threads rebuild (`workers` > 1). */
+  workerAnalyzer: AnalyzerOptions | undefined
   policy: { retries: number; backoffMs: number }
   log: (message: string) => void
   started: number
 }
 
 async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunContext): Promise<ReindexResult> {
-  const { cp, request, log } = ctx
+  const { cp, log } = ctx
   const tuning = options.store ?? {}
   let boot: ElasticsearchStore | null = null
   let store: ElasticsearchStore | null = null
-  let pool: PreparePool | null = null
   let rejects: FileHandle | null = null
   try {
     let client: Client
@@ -180,6 +181,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       client = boot.client
     }
 
+    const request = makeRequester(ctx.policy, client, options.node, options.auth)
     const info = await inspectSource(client, o.source, request)
     if (o.inPlace && info.indices.length !== 1) {
       throw new DedupError('INVALID_OPTION', `In place needs \`source\` to be one index, but \`${o.source}\` resolves to ${info.indices.length} (${info.indices.slice(0, 3).join(', ')}…). Reindex each, or use \`dest\`.`)
@@ -328,26 +330,10 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       log(`window: ${window.size} documents of the last ${o.windowMs} ms reloaded`)
     }
 
-    if (o.workers > 1) {
-      pool = await createPreparePool({
-        workers: o.workers, analyzer: ctx.portableAnalyzer ?? {}, blockScheme: engine.options.blockScheme,
-        maxContentLength: engine.options.maxContentLength, expectVersion: engine.version,
-      })
-    }
-    const prepare = async (rows: readonly Row[]): Promise<PreparedItem[]> => {
-      if (pool === null) return engine.prepareBatch(rows.map((r) => r.mapped.item))
-      // Workers take JSONL lines; rows already rejected by the field map never go there.
-      const lines = rows.flatMap((r, i) => ('value' in r.mapped.item ? [{ line: i + 1, text: JSON.stringify(r.mapped.item.value) }] : []))
-      const fromPool = await pool.prepareLines(lines)
-      let k = 0
-      return rows.map((r) => ('value' in r.mapped.item ? fromPool[k++]! : engine.prepare(r.mapped.item)))
-    }
-
     const walk: SourceWalk = await openWalk({
       client, index: o.source, request, sort: sortClauses, slices: o.slices, pageSize: o.batchSize, keepAlive: o.keepAlive,
       source: sourceFields(resumed === 'rescan'), after, pitId, reader: o.reader, log, ...(query === undefined ? {} : { query }),
     })
-    let batches = 0
     let decidedHere = 0
     let sinceRefresh = 0
 
@@ -367,10 +353,26 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       await save(null, false, [])
     }
 
-    /** Writes one batch (copies, decisions), then its rejects, then the checkpoint: in that order, each acknowledged. */
-    const commit = async (hits: WalkHit[], rows: Row[], prepared: PreparedItem[], skipped: Row[]): Promise<void> => {
-      if (window !== null) for (const r of skipped) if (r.mapped.id !== null) window.add(r.mapped.id, r.time)
-      const items = prepared.map((p) => (p.ok ? { ...p, doc: { ...p.doc, line: null } } : { ...p, line: null }))
+    /** The walk's hits as the job's documents; after a re-read, those an earlier process decided are skipped. */
+    const documents = async function* (): AsyncGenerator<JobDocument<Row>> {
+      for await (const hits of walk.batches(o.batchSize)) {
+        if (o.inPlace) {
+          const routed = hits.find((h) => h._routing !== undefined)
+          if (routed !== undefined) {
+            throw new DedupError('INVALID_INPUT', `Document \`${routed._id}\` of \`${routed._index}\` uses custom routing; in-place updates address documents by id only. Reindex into a \`dest\` instead.`)
+          }
+        }
+        const rows = toRows(hits)
+        const done = resumed === 'rescan' ? await doneRows(rows) : null
+        for (const r of rows) yield { input: r.mapped.item, ref: r, skip: done?.has(r) === true }
+      }
+    }
+
+    /** A batch's store round trips: the copies into `dest` first, then the decisions. */
+    const decide = async (prepared: PreparedItem[], batch: JobBatch<Row>): Promise<Decision[]> => {
+      const rows = batch.decided
+      if (window !== null) for (const r of batch.skipped) if (r.mapped.id !== null) window.add(r.mapped.id, r.time)
+      const items = [...prepared]
       if (o.dest !== null) {
         const copies: { id: string; source: Record<string, unknown> }[] = []
         for (const r of rows) if (r.mapped.id !== null) copies.push({ id: r.mapped.id, source: withoutDedup(r.hit._source) })
@@ -399,12 +401,17 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
         if (window !== null) part.forEach((d, k) => d.status !== 'rejected' && d.id !== null && window.add(d.id, rows[from + k]!.time))
         from = to
       }
+      return decisions
+    }
+
+    /** After a batch is written: its rejects, then the checkpoint, each acknowledged; then progress. */
+    const onDecisions = async (decisions: Decision[], batch: JobBatch<Row>): Promise<void> => {
       let rejectText = ''
       decisions.forEach((d, i) => {
         counts.docs++
         if (d.status === 'rejected') {
           counts.rejected++
-          const hit = rows[i]!.hit
+          const hit = batch.decided[i]!.hit
           rejectText += JSON.stringify({ _index: hit._index, _id: hit._id, id: d.id, reason: explainReason(d.reason ?? '', o.fields) }) + '\n'
         } else if (d.layer === null) counts.unique++
         else {
@@ -424,51 +431,31 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
         await store!.refresh()
         sinceRefresh = 0
       }
-      counts.skipped += skipped.length
+      counts.skipped += batch.skipped.length
       segments[segments.length - 1]![1] = clock.latest
-      await save(hits[hits.length - 1]!.sort, false, [])
-      batches++
-      options.onProgress?.({ counts, total, docsAtStart, batches, elapsedMs: performance.now() - ctx.started })
+      await save(batch.refs[batch.refs.length - 1]!.hit.sort, false, [])
+      options.onProgress?.({ counts, total, docsAtStart, batches: batch.number, elapsedMs: performance.now() - ctx.started })
     }
-    let stopped = false
-    let inflight: Promise<void> | null = null
-    let begun = 0
-    try {
-      for await (const hits of walk.batches(o.batchSize)) {
-        if ((o.maxBatches !== undefined && begun >= o.maxBatches) || options.signal?.aborted === true) {
-          stopped = true
-          break
-        }
-        begun++
-        if (o.inPlace) {
-          const routed = hits.find((h) => h._routing !== undefined)
-          if (routed !== undefined) {
-            throw new DedupError('INVALID_INPUT', `Document \`${routed._id}\` of \`${routed._index}\` uses custom routing; in-place updates address documents by id only. Reindex into a \`dest\` instead.`)
-          }
-        }
-        let rows = toRows(hits)
-        let skipped: Row[] = []
-        if (resumed === 'rescan') {
-          const done = await doneRows(rows)
-          skipped = rows.filter((r) => done.has(r))
-          rows = rows.filter((r) => !done.has(r))
-        }
-        // Fingerprinting (CPU) of this batch overlaps the previous batch's round trips.
-        const prepared = await prepare(rows)
-        if (inflight !== null) await inflight
-        inflight = commit(hits, rows, prepared, skipped)
-        // Surface a failed commit now rather than after the next batch's prepare.
-        inflight.catch(() => undefined)
-      }
-      if (inflight !== null) await inflight
-    } catch (err) {
-      if (inflight !== null) await (inflight as Promise<void>).catch(() => undefined)
-      throw err
-    }
+
+    // The one job runner (`simdup index`'s): batches, preparation ahead (this thread or the worker
+    // pool) of the in-order round trips, the stop, and the final refresh.
+    const job = await runJob<Row>({
+      dedup: engine,
+      documents: documents(),
+      batchSize: o.batchSize,
+      workers: o.workers,
+      ...(ctx.workerAnalyzer === undefined ? {} : { analyzer: ctx.workerAnalyzer }),
+      decide,
+      onDecisions,
+      ...(o.maxBatches === undefined ? {} : { maxBatches: o.maxBatches }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    })
+    const stopped = job.stopped
+    const batches = job.batches
 
     let topClusters: { clusterId: string; size: number }[] = []
     if (!stopped) {
-      await store.refresh()
+      // The runner's final refresh made every decision searchable.
       topClusters = await store.topClusters(5)
       await walk.close()
       await save(lastAfter, true, topClusters)
@@ -480,7 +467,6 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
       checkpointFile: o.checkpointFile, rejectsFile: o.rejectsFile,
     }
   } finally {
-    await pool?.close()
     await rejects?.close()
     await store?.close()
     await boot?.close()

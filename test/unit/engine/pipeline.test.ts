@@ -61,4 +61,31 @@ describe('runBatches', () => {
     })
     await expect(run).rejects.toThrow('worker died')
   })
+
+  test('a failing source still finishes the batch being decided: it is emitted before the error', async () => {
+    // reindex writes its checkpoint when a batch is emitted: a batch stored but never emitted
+    // would be decided again by the next run. The loop used to leave it running.
+    const emitted: (string | null)[] = []
+    let decided = 0
+    async function* source() {
+      yield [1]
+      yield [2]
+      await new Promise((r) => setTimeout(r, 5))
+      throw new Error('search failed')
+    }
+    const run = runBatches(source(), {
+      prepare: (b) => b.map(item),
+      decide: async (items) => {
+        await new Promise((r) => setTimeout(r, 20))
+        decided += items.length
+        return items.map(decision)
+      },
+      emit: (ds) => {
+        emitted.push(...ds.map((d) => d.id))
+      },
+    })
+    await expect(run).rejects.toThrow('search failed')
+    expect(decided).toBe(1)
+    expect(emitted).toEqual(['1'])
+  })
 })

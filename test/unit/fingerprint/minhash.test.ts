@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { minhashSketch, minhashSimilarity, resemblanceBound, sketchShingles, shingleCount, BAND_COUNT, SKETCH_BINS, MIN_MINHASH_SHINGLES } from '../../../src/fingerprint/minhash.js'
+import { minhashSketch, minhashSimilarity, resemblanceBound, sketchShingles, shingleCount, sparseSketchMargin, BAND_COUNT, SKETCH_BINS, MIN_MINHASH_SHINGLES } from '../../../src/fingerprint/minhash.js'
 import { mulberry32 as sfc32 } from '../../helpers/random.js'
 
 /** The oracle: exact Jaccard of the two texts' character 5-gram sets (white space out, ASCII lower-cased). */
@@ -164,3 +164,67 @@ function referenceSimilarity(a: string, b: string): number {
   }
   return Math.max(0, (2 * agree) / bits - 1)
 }
+
+describe('sparseSketchMargin', () => {
+  const sketch = (t: string): string => minhashSketch(t)!.sketch
+  /** A copy of `base` with about `share` of its characters replaced. */
+  const edit = (rand: () => number, base: string, share: number): string => {
+    let out = ''
+    for (const ch of base) out += rand() < share ? text(rand, 1) : ch
+    return out
+  }
+  test.prop([fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 1100, max: 4000 }), fc.double({ min: 0, max: 0.15, noNaN: true })], { numRuns: 30 })(
+    'nothing is added for texts whose shingles fill the sketch (a union of 1,024 shingles or more)',
+    (seed, n, share) => {
+      const rand = sfc32(seed)
+      const base = text(rand, n)
+      const a = sketch(base)
+      const b = sketch(edit(rand, base, share))
+      expect(sparseSketchMargin(a, b, minhashSimilarity(a, b), 0.6)).toBe(0)
+    },
+  )
+  test.prop([fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 30, max: 400 }), fc.integer({ min: 1, max: 400 })], { numRuns: 40 })(
+    'more shingles never ask for a larger margin; it stays under 0.12 from 26 shingles on',
+    (seed, n, more) => {
+      const rand = sfc32(seed)
+      const small = sketch(text(rand, n))
+      const large = sketch(text(rand, n + more))
+      const m = sparseSketchMargin(small, small, 0.6, 0.6)
+      expect(sparseSketchMargin(large, large, 0.6, 0.6)).toBeLessThanOrEqual(m)
+      expect(m).toBeGreaterThan(0)
+      expect(m).toBeLessThan(0.12)
+    },
+  )
+  test('on short texts it turns away most estimates that cross the threshold by noise, and keeps clear duplicates', () => {
+    // Pairs of 60–160-character texts against the exact 5-gram Jaccard (the oracle): those under
+    // the threshold that the bare estimate accepts are what the margin exists for.
+    const rand = sfc32(15)
+    let below = 0
+    let bareAccepts = 0
+    let marginAccepts = 0
+    let clear = 0
+    let clearKept = 0
+    for (let k = 0; k < 3000; k++) {
+      const base = text(rand, 60 + Math.floor(rand() * 100))
+      const copy = edit(rand, base, 0.01 + rand() * 0.12)
+      const j = shingleJaccard(base, copy)
+      const a = sketch(base)
+      const b = sketch(copy)
+      const est = minhashSimilarity(a, b)
+      const accepted = est >= 0.6 + sparseSketchMargin(a, b, est, 0.6)
+      if (j < 0.6) {
+        below++
+        if (est >= 0.6) bareAccepts++
+        if (accepted) marginAccepts++
+      } else if (j >= 0.8) {
+        clear++
+        if (accepted) clearKept++
+      }
+    }
+    expect(below).toBeGreaterThan(300)
+    expect(bareAccepts).toBeGreaterThan(20)
+    expect(marginAccepts).toBeLessThan(bareAccepts / 2)
+    expect(clear).toBeGreaterThan(300)
+    expect(clearKept / clear).toBeGreaterThan(0.99)
+  })
+})

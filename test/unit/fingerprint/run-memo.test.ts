@@ -1,6 +1,7 @@
 /** Offline; memoised cuts on the Debian corpus: test/corpus/run-memo.test.ts. */
 import { describe, expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter, type Segmenter } from '../../../src/index.js'
+import { createJiebaWasmSegmenter, type Segmenter } from '../../../src/index.js'
+import { tryCreateNodeRsSegmenter } from '../../../src/segment/node-rs.js'
 import { RunMemo, separators } from '../../../src/fingerprint/_run-memo.js'
 import { snapshot, tableOf } from '../../helpers/pipeline-oracle.js'
 import { mulberry32 } from '../../helpers/random.js'

@@ -1,6 +1,7 @@
 // Its own file: user words go into the thread's shared default segmenter.
 import { describe, expect, test } from 'vitest'
-import { createAnalyzer, createJiebaWasmSegmenter, tryCreateNodeRsSegmenter } from '../../../src/index.js'
+import { createAnalyzer, createJiebaWasmSegmenter } from '../../../src/index.js'
+import { tryCreateNodeRsSegmenter } from '../../../src/segment/node-rs.js'
 
 const WORD = '云原生数据库' // "cloud-native database": not in jieba's dictionary
 const TEXT = `我们发布了新的${WORD}，${WORD}支持分布式事务。`

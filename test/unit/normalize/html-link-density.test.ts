@@ -105,3 +105,36 @@ describe('htmlToText link density: law', () => {
     expect(withMenu).toBe(alone)
   })
 })
+
+describe('htmlToText: a sidebar of the text is content, a sidebar column is chrome', () => {
+  it('keeps the boxed asides of a real Publican (DocBook) page, `<div class="sidebar">` inside a section', () => {
+    const text = htmlToText(fixture('publican-sect-why-gnu-linux'))
+    expect(text).toContain('Linux 还是 GNU/Linux') // the first aside's title ("Linux or GNU/Linux?")
+    expect(text).toContain('总体拥有成本(TCO)根据其评估中选择的标准而变化') // prose of the TCO aside ("TCO varies with the criteria chosen")
+    expect(text).not.toContain('下一页') // the docnav bar ("next page"): still chrome
+  })
+  const column = '<div id="sidebar"><h3>分类</h3><ul><li><a href="/a">新闻</a></li><li><a href="/b">体育</a></li><li><a href="/c">财经</a></li></ul><h3>搜索</h3></div>' // categories: news, sports, finance; search
+  const body = '<div id="content"><p>这是一篇文章的正文，讲的是今天的天气。</p></div>' // the article's text ("about today's weather")
+  it.each([
+    ['a sidebar column of links and labels', `<div id="wrap">${body}${column}</div>`, '这是一篇文章的正文，讲的是今天的天气。'],
+    ['a sidebar of prose', `${body}<div class="sidebar"><p class="title">注意</p><p>备份之前，请先确认磁盘上有足够的空间，并且在另一台机器上保存一份配置文件的副本。</p></div>`, '这是一篇文章的正文，讲的是今天的天气。\n注意\n备份之前，请先确认磁盘上有足够的空间，并且在另一台机器上保存一份配置文件的副本。'],
+    ['a short label named side', `${body}<div class="side">广告位招租</div>`, '这是一篇文章的正文，讲的是今天的天气。'],
+    ['a block with another chrome word too', `${body}<div class="sidebar footer"><p>版权所有，未经许可不得转载。本站保留一切权利。</p></div>`, '这是一篇文章的正文，讲的是今天的天气。'],
+  ])('%s', (_, html, expected) => {
+    expect(htmlToText(html)).toBe(expected)
+  })
+})
+
+describe('htmlToText: a main region that is a list of links', () => {
+  it('keeps the list of a real Sphinx module index (its content), not the theme sidebar', () => {
+    const text = htmlToText(fixture('sphinx-requests-modules-index'))
+    expect(text).toContain('All modules for which code is available')
+    expect(text).toContain('requests.adapters\nrequests.api')
+    expect(text).not.toContain('Quick search') // the alabaster sidebar
+  })
+  const toc = '<ul><li><a href="#a">安装</a></li><li><a href="#b">配置</a></li><li><a href="#c">升级</a></li></ul>' // install, configure, upgrade
+  it('still drops a table of contents inside main when the text outweighs it', () => {
+    const html = `<main>${toc}<p>本章介绍如何在一台新机器上安装并配置这个软件，以及升级时要注意的事项。</p></main>` // "this chapter explains how to install…"
+    expect(htmlToText(html)).toBe('本章介绍如何在一台新机器上安装并配置这个软件，以及升级时要注意的事项。')
+  })
+})

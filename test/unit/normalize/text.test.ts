@@ -57,6 +57,10 @@ describe('normalizeText: table', () => {
     // every frame of a captured curl -# bar stayed, and bars of different downloads looked alike).
     ['carriage returns overwrite the line', '下载 10%\r下载 55%\r下载 100%\n完成', '下载 100%\n完成'], // download / done
     ['CRLF line ends are line ends', '第一行\r\n第二行\r\n', '第一行\n第二行'], // first line / second line
+    // A redrawn line whose last frame has no word (curl -#: a bar and a percentage) is a progress
+    // display, not text; a bar that was never redrawn is text like any other line.
+    ['a redrawn line of bars and numbers goes', '\r####   6.2%\r############  30.7%\r\x1b[32m################ 100.0%\x1b[m\r\n酒入愁肠，化作相思泪。\r\n', '酒入愁肠,化作相思泪。'], // a quote after the bar
+    ['a line never redrawn stays', '################ 100.0%\n完成', '################ 100.0%\n完成'], // done
     // Regression (a property seed): a backspace after a line break erased the break, and a
     // combining mark on the next line then fused onto the word before it.
     ['backspace at a line start keeps the line break', 'a\n\bb', 'a\nb'],

@@ -1,6 +1,7 @@
 /** Offline; the two segmenters on the whole Debian corpus: test/corpus/segmenters.test.ts. */
 import { describe, expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, tryCreateNodeRsSegmenter, parseUserDict, parseStopWords } from '../../../src/index.js'
+import { createJiebaWasmSegmenter, parseUserDict, parseStopWords } from '../../../src/index.js'
+import { tryCreateNodeRsSegmenter } from '../../../src/segment/node-rs.js'
 
 describe('segmenters', () => {
   const wasm = createJiebaWasmSegmenter()
