@@ -191,6 +191,18 @@ interface RunResult {
   peakRssMB: number
 }
 
+/** What a run measured so far (see `runChild`). */
+interface Measured {
+  marks: { t: number; docs: number; reads: number; hits: number; lookupMs: number }[]
+  candidates: Uint32Array
+  beyondK: Uint32Array
+  verified: number[]
+  lookups: number
+  decided: number
+  duplicates: number
+  minhashDuplicates: number
+}
+
 function percentiles(xs: Uint32Array | number[]): { mean: number; p50: number; p99: number; max: number } {
   const a = Float64Array.from(xs).sort()
   if (a.length === 0) return { mean: 0, p50: 0, p99: 0, max: 0 }
@@ -227,9 +239,12 @@ async function runChild(c: RunConfig): Promise<void> {
   // driver continues the other run; time stopped is left out of every figure (`clock`).
   let stopped = 0
   const clock = (): number => performance.now() - stopped
+  let t0 = 0
   let slice = 0
   const pause = (): void => {
     if (c.slices <= 0) return
+    // What the run has measured so far, for a run that will not finish in the time there is.
+    if (marks.length > 1) process.stdout.write(`@@PROGRESS ${JSON.stringify(summary(decided, (clock() - t0) / 1000))}\n`)
     const t = performance.now()
     process.stdout.write(`@@PAUSE ${slice++}\n`)
     process.kill(process.pid, 'SIGSTOP')
@@ -246,6 +261,8 @@ async function runChild(c: RunConfig): Promise<void> {
   let decided = 0
   let duplicates = 0
   let minhashDuplicates = 0
+  const summary = (size: number, wall: number): RunResult =>
+    summarize(c, { marks, candidates, beyondK, verified, lookups, decided, duplicates, minhashDuplicates }, size, wall)
   const wrapped = new WeakSet<object>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
@@ -304,7 +321,7 @@ async function runChild(c: RunConfig): Promise<void> {
   args.push(...c.indexArgs)
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() }
   pause()
-  const t0 = clock()
+  t0 = clock()
   let code: number
   try {
     code = await indexCommand(args, io)
@@ -314,14 +331,23 @@ async function runChild(c: RunConfig): Promise<void> {
   }
   const wall = (clock() - t0) / 1000
   if (code !== 0) throw new Error(`simdup index exited ${code}`)
+  process.stdout.write(`\n@@RESULT ${JSON.stringify(summary(c.n, wall))}\n`)
+}
+
+/**
+ * The figures of a run over its first `size` documents decided (`c.n` at the end): the segments
+ * are the first and the last 10 % of those.
+ */
+function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunResult {
+  const { marks, candidates, beyondK, verified, lookups } = m
   /** docs/s between the marks where `from` and `to` documents were decided. */
   const rate = (from: number, to: number): number => {
     const a = marks.find((m) => m.docs >= from)!
     const b = marks.find((m) => m.docs >= to)!
     return (b.docs - a.docs) / ((b.t - a.t) / 1000)
   }
-  const first = rate(0, Math.round(c.n * 0.1))
-  const last = rate(Math.round(c.n * 0.9), c.n)
+  const first = rate(0, Math.round(size * 0.1))
+  const last = rate(Math.round(size * 0.9), size)
   /** Log reads and store lookup milliseconds per document between the same marks. */
   const perDoc = (from: number, to: number): { reads: number; cacheHits: number; lookupMs: number } => {
     const a = marks.find((m) => m.docs >= from)!
@@ -330,27 +356,26 @@ async function runChild(c: RunConfig): Promise<void> {
     const round2 = (x: number): number => Math.round((x / n) * 100) / 100
     return { reads: round2(b.reads - a.reads), cacheHits: round2(b.hits - a.hits), lookupMs: Math.round(((b.lookupMs - a.lookupMs) / n) * 1000) / 1000 }
   }
-  const result: RunResult = {
+  return {
     run: c.name,
     indexArgs: c.indexArgs.join(' '),
     store: c.es === undefined ? 'embedded' : 'elasticsearch',
-    docs: decided,
+    docs: m.decided,
     wallSeconds: Math.round(wall * 10) / 10,
-    docsPerSecond: Math.round(decided / wall),
+    docsPerSecond: Math.round(m.decided / wall),
     first10DocsPerSecond: Math.round(first),
     last10DocsPerSecond: Math.round(last),
     endVsStart: Math.round((last / first) * 100) / 100,
-    first10PerDoc: perDoc(0, Math.round(c.n * 0.1)),
-    last10PerDoc: perDoc(Math.round(c.n * 0.9), c.n),
+    first10PerDoc: perDoc(0, Math.round(size * 0.1)),
+    last10PerDoc: perDoc(Math.round(size * 0.9), size),
     lookups,
     candidates: percentiles(candidates.subarray(0, Math.min(lookups, candidates.length))),
     beyondKCandidates: percentiles(beyondK.subarray(0, Math.min(lookups, beyondK.length))),
     verified: { sampled: verified.length, ...percentiles(verified) },
-    duplicates,
-    minhashDuplicates,
+    duplicates: m.duplicates,
+    minhashDuplicates: m.minhashDuplicates,
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
   }
-  process.stdout.write(`\n@@RESULT ${JSON.stringify(result)}\n`)
 }
 
 /** Whether record `r` answers query `q` by a key or by the block route (within k). */
@@ -425,13 +450,14 @@ function sequential(config: RunConfig): RunResult {
  * stopped. So every run meets the machine's load of the same minutes, slice by slice.
  */
 async function interleaved(list: RunConfig[]): Promise<RunResult[]> {
-  interface Child { run: string; proc: ChildProcess; out: string; events: string[]; wake: (() => void) | null; exited: boolean }
+  interface Child { run: string; proc: ChildProcess; out: string; events: string[]; wake: (() => void) | null; exited: boolean; progress: RunResult | null }
   const children = list.map((config): Child => {
     const proc = spawn(process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const child: Child = { run: config.name, proc, out: '', events: [], wake: null, exited: false }
+    const child: Child = { run: config.name, proc, out: '', events: [], wake: null, exited: false, progress: null }
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       child.out += line + '\n'
       if (line.startsWith('@@PAUSE ')) child.events.push('pause')
+      if (line.startsWith('@@PROGRESS ')) child.progress = JSON.parse(line.slice('@@PROGRESS '.length)) as RunResult
       child.wake?.()
     })
     proc.on('exit', (code) => {
@@ -473,6 +499,8 @@ async function interleaved(list: RunConfig[]): Promise<RunResult[]> {
       if (!(await next(c))) live.delete(c)
     }
     loads.push(loadavg()[0]!)
+    // The figures so far, replaced by the final ones at the end: a long run cut short still says how far it got.
+    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n, seed, input, slices, loads, partial: true, results: children.map((c) => c.progress) }, null, 2))
     if (++slice % 5 === 0) console.error(`  slice ${slice} of ${slices} done (load average ${loadavg()[0]!.toFixed(1)})`)
   }
   return children.map((c) => {

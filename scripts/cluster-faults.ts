@@ -367,6 +367,11 @@ async function fourWriters(ctx: Ctx): Promise<void> {
   const { records } = await stored(ctx.urls, index)
   const ids = new Set(records.map((r) => r.id))
   check('four-writers: every document stored exactly once', records.length === covered.size && ids.size === covered.size, `${records.length} records, ${covered.size} distinct documents written`)
+  // Writers that start together hand out the same sequence numbers (order is then by id);
+  // reconcile must bound candidates among the records before each one in that order.
+  const perSeq = new Map<number, number>()
+  for (const r of records) perSeq.set(r.seq!, (perSeq.get(r.seq!) ?? 0) + 1)
+  log(`four-writers: ${records.filter((r) => perSeq.get(r.seq!)! > 1).length} of ${records.length} records share their seq with another`)
   const store = await createElasticsearchStore({ node: ctx.urls, index, ensureIndex: 'none' })
   const o = createDeduplicator({ store }).options
   const maxPerBand = store.options.maxPerBand

@@ -59,6 +59,11 @@ export class KeyPostings<V extends string | number> {
     if (r.titleHash !== null) fn(this.titleHashes, r.titleHash)
   }
 
+  /** Calls `fn` for each value filed under band term `term`. */
+  forEachWithBand(term: string, fn: (v: V) => void): void {
+    each(this.bands, term, fn)
+  }
+
   /**
    * Calls `fn` for each value under one of the lookup's keys, possibly more than once: every
    * record the lookup can match is among them (a block candidate shares a block, as minMatch ≥ 1).

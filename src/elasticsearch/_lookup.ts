@@ -171,9 +171,10 @@ export function assignCandidates(records: readonly FingerprintRecord[], queries:
 /**
  * Band terms shared by many records ("hot": more than `maxPerBand`) are not asked in the union
  * search: documents that share content share band terms, so such a term's hits grow with the index
- * and would fill every union's page. Each hot term is asked once per batch instead, for its newest
- * `maxPerBand + 1` records (one more in case a lookup excludes one), and each lookup having it takes
- * its newest `maxPerBand` (`addHotBandCandidates`): the rule of the embedded store. How many records
+ * and would fill every union's page. Each hot term is asked apart instead, for its newest
+ * `maxPerBand + 1` records (one more in case a lookup excludes one; once a batch, or held between
+ * batches by the store's `HotBandCache`), and each lookup having it takes its newest `maxPerBand`
+ * (`addHotBandCandidates`): the rule of the embedded store. How many records
  * have a term comes from `_termvectors` on an artificial document holding the batch's band terms
  * (Lucene's document frequency: one term-dictionary lookup each, deleted documents included until
  * merged away, per shard: with several shards a term is hot when one shard has more than
@@ -229,11 +230,19 @@ function seqBoundOf(q: CandidateQuery, seqFloor: number): number | undefined {
   return q.maxSeq === undefined || q.maxSeq > seqFloor ? undefined : q.maxSeq
 }
 
+/** One hot band search: its term, whether it is unbounded (no time window, no sequence bound), its `_msearch` body. */
+export interface HotBandSearch {
+  term: string
+  /** No `since` and no sequence bound: the term's newest records of all, which a `HotBandCache` can hold. */
+  open: boolean
+  body: Record<string, unknown>
+}
+
 /** The hot band searches `lookups` need, by key, each with its `_msearch` body (newest first). */
 export function hotBandSearches(
   lookups: readonly Lookup[], hot: ReadonlySet<string>, maxPerBand: number, seqFloor = Number.POSITIVE_INFINITY,
-): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>()
+): Map<string, HotBandSearch> {
+  const out = new Map<string, HotBandSearch>()
   for (const l of lookups) {
     const q = l.query
     const bound = seqBoundOf(q, seqFloor)
@@ -245,7 +254,8 @@ export function hotBandSearches(
       if (bound !== undefined) filter.push({ range: { 'dedup.seq': { lte: bound } } })
       // Newest by first-insertion order, not by wall clock: a re-run re-writes indexed_at.
       const sort = [{ 'dedup.seq': { order: 'desc', unmapped_type: 'long', missing: '_last' } }, { 'dedup.indexed_at': 'desc' }]
-      out.set(key, { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: DEDUP_SOURCE_FIELDS })
+      const body = { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: DEDUP_SOURCE_FIELDS }
+      out.set(key, { term, open: q.since === undefined && bound === undefined, body })
     }
   }
   return out

@@ -88,6 +88,17 @@ export class PendingWrites {
     return out
   }
 
+  /** Pending records holding band term `term` (not deletes). */
+  withBand(term: string): FingerprintRecord[] {
+    this.prune()
+    const out: FingerprintRecord[] = []
+    this.postings.forEachWithBand(term, (id) => {
+      const r = this.entries.get(id)?.record
+      if (r != null && !out.includes(r)) out.push(r)
+    })
+    return out
+  }
+
   private set(id: string, record: FingerprintRecord | null): void {
     this.remove(id)
     // Re-inserting keeps the Map in write order, so pruning by age only looks at the front.

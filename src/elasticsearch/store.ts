@@ -6,6 +6,7 @@ import { DedupError, describeValue } from '../errors.js'
 import { recordToSource, sourceToRecord, DEDUP_SOURCE_FIELDS, type DedupSource } from './_document.js'
 import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
+import { HotBandCache } from './_hot-bands.js'
 import {
   UNION_PAGE, addHotBandCandidates,
   assignCandidates, boundBandTerms, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
@@ -63,6 +64,15 @@ const DEFAULT_SCAN_BATCH = 1000
 const DEFAULT_MIN_CLUSTER_SIZE = 2
 /** Shortest default life of a pending entry, whatever the refresh interval. */
 const MIN_PENDING_TTL_MS = 5000
+/**
+ * How long a hot band term's newest records are reused before they are asked again (another
+ * writer's records show by then, if its numbers have not overtaken this store's before). A term
+ * comes back less often as the index grows (copies spread over more clusters): at 60,000 documents
+ * of scripts/bench-stream.ts a third of the repeats came more than 30 s after the term's last search.
+ */
+const HOT_BAND_TTL_MS = 600_000
+/** Hot band terms whose newest records are held at most (oldest dropped first). */
+const HOT_BAND_TERMS = 100_000
 
 /** An id Elasticsearch can hold; others cannot exist there. */
 function storableId(id: unknown): id is string {
@@ -86,6 +96,13 @@ class EsStore implements ElasticsearchStore {
   private readonly index: string
   /** Null when writes refresh themselves or the pending list is off. */
   private pending: PendingWrites | null = null
+  /**
+   * The newest records of hot band terms met so far, kept up to date with this store's writes;
+   * null when a search may miss this store's own writes untracked (no refresh, no pending list).
+   */
+  private hotCache: HotBandCache | null = null
+  /** Counts acknowledged writes and refreshes: a search answered across one is not held in the hot band cache. */
+  private writeEpoch = 0
   /** How long after a write a search may still miss it; null = until `refresh()`. */
   private visibilityMs: number | null = 1000
   private lastWrite = 0
@@ -152,6 +169,7 @@ class EsStore implements ElasticsearchStore {
       const ttl = this.options.pendingTtlMs ?? (this.visibilityMs === null ? null : Math.max(this.visibilityMs, MIN_PENDING_TTL_MS))
       if (ttl !== 0 && this.options.maxPending > 0) this.pending = new PendingWrites(ttl, this.options.maxPending)
     }
+    if (this.options.refresh !== false || this.pending !== null) this.hotCache = new HotBandCache(this.options.maxPerBand + 1, HOT_BAND_TTL_MS, HOT_BAND_TERMS)
   }
 
   // ---- writes ----
@@ -173,6 +191,8 @@ class EsStore implements ElasticsearchStore {
     ])
     // Numbers seen by mget count too: fresh ones go above every number this process has met.
     for (const seq of stored.values()) if (seq > this.handedSeq) this.handedSeq = seq
+    // Numbers this store did not hand out: another writer, whose records the hot band cache lacks.
+    if (largest > this.handedSeq) this.hotCache?.clear()
     let next = Math.max(this.handedSeq, largest)
     this.seqFloor = next
     const first = new Map<string, number>()
@@ -373,10 +393,13 @@ class EsStore implements ElasticsearchStore {
     if (put.length === 0 && deleted.length === 0) return
     this.lastWrite = Date.now()
     this.lastWriteSeq++
+    this.writeEpoch++
     if (this.pending !== null) {
       this.pending.put(put)
       this.pending.delete(deleted)
     }
+    if (deleted.length > 0) this.hotCache?.clear()
+    else this.hotCache?.put(put)
   }
 
   // ---- reads ----
@@ -436,10 +459,15 @@ class EsStore implements ElasticsearchStore {
     await Promise.all([split.length > 0 && this.lookup(split, out), alone.length > 0 && this.lookup(alone, out, true)])
   }
 
-  /** The band terms of `lookups` that more than `maxPerBand` records have (one `_termvectors` request). */
+  /**
+   * The band terms of `lookups` that more than `maxPerBand` records have: those held in the hot
+   * band cache, and of the others what one `_termvectors` request says.
+   */
   private async hotBands(lookups: readonly Lookup[]): Promise<Set<string>> {
-    const terms = bandTermsOf(lookups)
-    if (terms.length === 0) return new Set()
+    const held = new Set<string>()
+    const cache = this.hotCache
+    const terms = cache === null ? bandTermsOf(lookups) : bandTermsOf(lookups).filter((t) => (cache.get(t) === undefined ? true : (held.add(t), false)))
+    if (terms.length === 0) return held
     const res = await this.request('_termvectors (band frequencies)', async () => {
       try {
         return await this.client.termvectors({ index: this.index, ...bandFrequencyRequest(terms) })
@@ -449,18 +477,40 @@ class EsStore implements ElasticsearchStore {
         throw err
       }
     })
-    return hotBandTerms(res, this.options.maxPerBand)
+    const hot = hotBandTerms(res, this.options.maxPerBand)
+    for (const t of held) hot.add(t)
+    return hot
   }
 
-  /** The newest records of each hot band term `lookups` ask for, by `hotBandSearches` key (one `_msearch` per msearchSize terms). */
-  private async hotBandHits(lookups: readonly Lookup[], hot: ReadonlySet<string>): Promise<Map<string, FingerprintRecord[]>> {
-    const hits = new Map<string, FingerprintRecord[]>()
+  /**
+   * The newest records of each hot band term `lookups` ask for, by `hotBandSearches` key: from the
+   * hot band cache, else asked (one `_msearch` per msearchSize terms) and then held there.
+   */
+  private async hotBandHits(lookups: readonly Lookup[], hot: ReadonlySet<string>): Promise<Map<string, readonly FingerprintRecord[]>> {
+    const hits = new Map<string, readonly FingerprintRecord[]>()
     if (hot.size === 0) return hits
     const searches = hotBandSearches(lookups, hot, this.options.maxPerBand, this.seqFloor)
+    const cache = this.hotCache
+    const ask: string[] = []
+    for (const [key, search] of searches) {
+      const held = cache !== null && search.open ? cache.get(search.term) : undefined
+      if (held !== undefined) hits.set(key, held)
+      else ask.push(key)
+    }
     await Promise.all(
-      chunks([...searches.keys()], this.options.msearchSize).map(async (keys) => {
-        const answers = await this.msearch(keys.map((k) => searches.get(k)!))
-        keys.forEach((k, i) => hits.set(k, answers[i]!))
+      chunks(ask, this.options.msearchSize).map(async (keys) => {
+        const epoch = this.writeEpoch
+        const answers = await this.msearch(keys.map((k) => searches.get(k)!.body))
+        // A write or refresh while the search ran: its answer may lack what neither it nor the pending list shows.
+        const holdable = cache !== null && epoch === this.writeEpoch
+        keys.forEach((k, i) => {
+          const answer = answers[i]!
+          hits.set(k, answer)
+          const { term, open } = searches.get(k)!
+          const pending = this.pending
+          // A hit shadowed by a pending write leaves the answer short of the term's newest: not held.
+          if (holdable && open && (pending === null || !answer.some((r) => pending.shadows(r.id)))) cache.set(term, answer, pending?.withBand(term) ?? [])
+        })
       }),
     )
     return hits
@@ -559,6 +609,7 @@ class EsStore implements ElasticsearchStore {
     const mark = this.pending?.mark ?? 0
     const seq = this.lastWriteSeq
     await this.request('refresh', () => this.client.indices.refresh({ index: this.index }))
+    this.writeEpoch++
     this.pending?.refreshed(mark)
     this.refreshedSeq = seq
   }

@@ -70,10 +70,12 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
     const found = await store.candidates(queries)
     batch.forEach((r, i) => {
       let best: Match | null = null
-      // The same bounds as when a document is decided, so reconcile agrees with a clean run.
-      const keep = boundCandidates(queries[i]!, found[i] ?? [], store.candidateBounds)
+      // The same bounds as when a document is decided, so reconcile agrees with a clean run: over
+      // the records first indexed before it only. Writers that ran at once hand out equal `seq`s
+      // (order is then by id), and a later record of r's `seq` would take a slot of the newest
+      // `maxPerBand` (or `perKey`) that the clean run gives an earlier record.
+      const keep = boundCandidates(queries[i]!, (found[i] ?? []).filter((c) => isEarlier(c, r)), store.candidateBounds)
       for (const c of keep) {
-        if (c.id === r.id || !isEarlier(c, r)) continue
         const m = matchCandidate(r, c, o)
         if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
       }

@@ -457,6 +457,39 @@ describe('elasticsearch store: lookups', () => {
       await store.close()
     }
   })
+
+  test('a hot band term met again: its newest records follow this store\'s writes and, once seen, another writer\'s', async () => {
+    const mine = await makeStore()
+    const other = await makeStore({}, mine.options.index)
+    try {
+      const hot = 'm0_0000abcd'
+      const { maxPerBand } = mine.options
+      /** Numbers from `store` as the deduplicator takes them, then a put of records holding the hot term. */
+      const write = async (store: ElasticsearchStore, ids: string[]): Promise<void> => {
+        const seqs = await store.sequence(ids)
+        const result = await store.put(ids.map((id, i) => makeRecord(id, { hi: 0x01010101 * (i + 1), lo: i }, { seq: seqs[i]!, bands: [hot, `m1_${id}`] })))
+        expect(result.written).toBe(ids.length)
+      }
+      const newest = (ids: string[]): string[] => ids.slice(-maxPerBand).sort()
+      const q = query(BASE, { bands: [hot] })
+      const mineIds = Array.from({ length: maxPerBand + 2 }, (_, i) => `mine-${i}`)
+      await write(mine, mineIds)
+      await mine.refresh()
+      expect(await ask(mine, q)).toEqual(newest(mineIds))
+      // This store's next write, not yet searchable: the term's newest include it.
+      await write(mine, ['mine-next'])
+      expect(await ask(mine, q)).toEqual(newest([...mineIds, 'mine-next']))
+      // Another writer on the same index: its numbers come after this store's, and this store sees
+      // them when it next numbers a batch, as every batch of a job begins.
+      await write(other, ['other-0', 'other-1'])
+      await other.refresh()
+      await mine.sequence(['mine-later'])
+      expect(await ask(mine, q)).toEqual(newest([...mineIds, 'mine-next', 'other-0', 'other-1']))
+    } finally {
+      await other.close()
+      await mine.close()
+    }
+  })
 })
 
 describe('elasticsearch store: a client passed in', () => {

@@ -13,6 +13,7 @@ import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
 import { decided, expectConsistent, runInBatches, storedDecisions } from '../helpers/rerun.js'
+import { TIED_SEQ_SEQUENTIAL, tiedSeqCopies } from '../helpers/tied-seq.js'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
 let es: Node
@@ -153,6 +154,17 @@ describe('two writers at once (Elasticsearch)', () => {
     await runInBatches(createDeduplicator({ store: memory, analyzer }), order.map((id) => byId.get(id)!), 7)
     expect(await stored(index)).toEqual(await storedDecisions(memory))
     await memory.close()
+  })
+
+  test('a later record of an earlier one\'s seq takes no band slot in reconcile (writers that started together)', async () => {
+    const index = nextIndex()
+    const store = await createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), maxPerBand: 1 })
+    expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
+    await reconcile(createDeduplicator({ store, analyzer }))
+    const got: Record<string, unknown> = {}
+    for await (const batch of store.scan(100)) for (const r of batch) got[r.id] = [r.duplicateOf, r.clusterId]
+    await store.close()
+    expect(got).toEqual(TIED_SEQ_SEQUENTIAL)
   })
 })
 

@@ -92,5 +92,51 @@ export function storeContractBands(name: string, makeStore: () => Promise<Finger
       const [answer] = await store.candidates([q])
       expect(idsOf(answer!)).toEqual([...expected].sort())
     })
+
+    // Half the runs: each puts, refreshes and asks up to four times.
+    test.prop([arbRounds], { numRuns: Math.ceil(numRuns / 2) })('asked again after each batch, deletes and re-puts: still its newest maxPerBand records (brute-force oracle)', async (c) => {
+      const store = await open()
+      const live = new Map<string, FingerprintRecord>()
+      let n = 0
+      for (const round of c.rounds) {
+        const records = round.records.map((bands) => makeRecord(`doc-${n++}`, OTHER, { indexedAt: T0 + n, urlHash: null, titleHash: null, bands: bands.map((v, p) => term(p, v)) }))
+        // A re-put: an earlier id again, its number kept, its band terms changed.
+        const again = round.reput === null || n <= records.length ? undefined : live.get(`doc-${round.reput % (n - records.length)}`)
+        if (again !== undefined) records.push({ ...again, bands: again.bands!.map((b) => (b.endsWith('0') ? b.slice(0, -1) + '1' : b.slice(0, -1) + '0')) })
+        await putAll(store, records)
+        for (const r of records) live.set(r.id, r)
+        if (round.deletes.length > 0) {
+          const ids = round.deletes.map((d) => `doc-${d % n}`)
+          await store.delete(ids)
+          await store.refresh()
+          for (const id of ids) live.delete(id)
+        }
+        const bands = [...new Set(round.queryBands.map(([p, v]) => term(p, v)))]
+        const q: CandidateQuery = {
+          fingerprint: BASE, blocks: fingerprintBlocks(BASE), minMatch: 1, maxDistance: 3,
+          contentHash: hash16('content:the-query'), urlHash: null, titleHash: null, bands,
+        }
+        const expected = new Set<string>()
+        for (const t of bands) {
+          const having = [...live.values()].filter((r) => r.bands?.includes(t)).sort((a, b) => b.seq! - a.seq!)
+          for (const r of having.slice(0, maxPerBand)) expected.add(r.id)
+        }
+        const [answer] = await store.candidates([q])
+        expect(idsOf(answer!)).toEqual([...expected].sort())
+      }
+    })
   })
 }
+
+/** Rounds of puts, each followed by deletes (maybe) and a lookup: what a store keeps between lookups must follow its writes. */
+const arbRounds = fc.record({
+  rounds: fc.array(
+    fc.record({
+      records: fc.array(fc.array(fc.nat(1), { minLength: 8, maxLength: 8 }), { minLength: 1, maxLength: 12 }),
+      reput: fc.option(fc.nat(), { freq: 4 }),
+      deletes: fc.array(fc.nat(), { maxLength: 2 }),
+      queryBands: fc.array(fc.tuple(fc.nat(7), fc.nat(1)), { minLength: 1, maxLength: 8 }),
+    }),
+    { minLength: 2, maxLength: 4 },
+  ),
+})

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { createDeduplicator, openMemoryStore, reconcile, deleteDocuments, matchCandidate, createAnalyzer, type FingerprintRecord, type FingerprintStore } from '../../../src/index.js'
 import { compareOrder } from '../../../src/engine/match.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../../fixtures/articles.js'
+import { TIED_SEQ_SEQUENTIAL, tiedSeqCopies } from '../../helpers/tied-seq.js'
 
 const analyzer = createAnalyzer()
 
@@ -56,6 +57,14 @@ describe('reconcile', () => {
     }
     // Idempotent.
     expect(await reconcile(dedup)).toMatchObject({ pairs: 0, forwardPointers: 0, mergedClusters: 0, updated: 0 })
+  })
+
+  test('a later record that shares an earlier one\'s seq (concurrent writers) takes no band slot: decisions equal one sequential run', async () => {
+    const store = await openMemoryStore({ maxPerBand: 1 })
+    expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
+    await reconcile(createDeduplicator({ store, analyzer }))
+    // Before the fix x (seq 2, after r) filled r's one slot and r was left unique in its own cluster.
+    expect(Object.fromEntries((await all(store)).map((r) => [r.id, [r.duplicateOf, r.clusterId]]))).toEqual(TIED_SEQ_SEQUENTIAL)
   })
 })
 

@@ -1,0 +1,117 @@
+import type { FingerprintRecord } from '../types.js'
+
+/**
+ * The newest records of hot band terms, kept between batches of one store, so a term met again is
+ * answered without asking Elasticsearch. On a stream whose documents share content the same hot
+ * terms come back batch after batch, and each was one sub-search of the batch's `_msearch` (its
+ * newest `maxPerBand + 1` records): their count grew with the index and was most of a batch's
+ * lookup time (docs/BENCHMARKS.md, "Elasticsearch block route" and "… interleaved").
+ *
+ * An entry is the newest `size` records holding its term (first-insertion order), or all of them
+ * when fewer: a search's answer merged with this store's writes a search could not see yet. It
+ * stays exact while this store is the only writer: its own acknowledged puts of new records (whose
+ * numbers are above everything in the index) are added to the entries of their terms as they land.
+ * Anything else clears the cache: a put of a number at or below one already met (a re-indexed id,
+ * whose old version may sit in an entry), a delete, numbers in the index this store did not hand
+ * out (another writer, seen by `sequence`). Another writer's records are seen at the latest when
+ * an entry expires, after `ttlMs` (10 minutes in the store), or once its numbers overtake this store's.
+ *
+ * Bounded by age and by `maxTerms` (oldest entries dropped first).
+ */
+export class HotBandCache {
+  /** Term → its newest records, newest first; Map order is the order entries were filled. */
+  private readonly entries = new Map<string, { records: FingerprintRecord[]; at: number }>()
+  /** Largest `seq` of a record the cache met (in an entry or a write). */
+  private maxSeq = 0
+
+  /**
+   * @param size records kept per term (`maxPerBand + 1`: one lookup may exclude its own id).
+   * @param ttlMs age after which an entry is asked again.
+   * @param maxTerms cap on entries, oldest dropped first.
+   * @param now clock in ms.
+   */
+  constructor(
+    private readonly size: number,
+    private readonly ttlMs: number,
+    private readonly maxTerms: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Number of live entries. */
+  get terms(): number {
+    this.prune()
+    return this.entries.size
+  }
+
+  /** The newest records of `term`, newest first, or undefined when not held (or expired). */
+  get(term: string): readonly FingerprintRecord[] | undefined {
+    const e = this.entries.get(term)
+    if (e === undefined) return undefined
+    if (this.now() - e.at >= this.ttlMs) {
+      this.entries.delete(term)
+      return undefined
+    }
+    return e.records
+  }
+
+  /**
+   * Fills the entry of `term` from a search's newest `size` records (newest first: fewer means
+   * all it has) and the records with that term this store wrote that the search may not see yet.
+   */
+  set(term: string, searched: readonly FingerprintRecord[], unseen: readonly FingerprintRecord[]): void {
+    const byId = new Map<string, FingerprintRecord>()
+    for (const r of searched) byId.set(r.id, r)
+    // The unseen copy is the newer write of its id.
+    for (const r of unseen) byId.set(r.id, r)
+    const records = [...byId.values()].sort(newestFirst).slice(0, this.size)
+    for (const r of records) if ((r.seq ?? 0) > this.maxSeq) this.maxSeq = r.seq!
+    this.entries.delete(term)
+    this.entries.set(term, { records, at: this.now() })
+    this.prune()
+  }
+
+  /** Records this store wrote (acknowledged): new ones join their terms' entries; a re-put clears the cache. */
+  put(records: readonly FingerprintRecord[]): void {
+    if (this.entries.size === 0) {
+      for (const r of records) if ((r.seq ?? 0) > this.maxSeq) this.maxSeq = r.seq!
+      return
+    }
+    const sorted = [...records].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+    // A number not above every one met may be an id already held in an entry, in an old version.
+    if (sorted.some((r) => r.seq === undefined || r.seq <= this.maxSeq)) {
+      this.clear()
+      for (const r of sorted) if ((r.seq ?? 0) > this.maxSeq) this.maxSeq = r.seq!
+      return
+    }
+    for (const r of sorted) {
+      this.maxSeq = r.seq!
+      for (const term of new Set(r.bands ?? [])) {
+        const e = this.entries.get(term)
+        if (e === undefined) continue
+        // Newest of all: in front, the oldest beyond the size dropped.
+        e.records.unshift(r)
+        if (e.records.length > this.size) e.records.pop()
+      }
+    }
+  }
+
+  /** Drops every entry (deletes, another writer). */
+  clear(): void {
+    this.entries.clear()
+  }
+
+  private prune(): void {
+    const oldest = this.now() - this.ttlMs
+    for (const [term, e] of this.entries) {
+      if (e.at > oldest && this.entries.size <= this.maxTerms) break
+      this.entries.delete(term)
+    }
+  }
+}
+
+function newestFirst(a: FingerprintRecord, b: FingerprintRecord): number {
+  const sa = a.seq ?? Number.POSITIVE_INFINITY
+  const sb = b.seq ?? Number.POSITIVE_INFINITY
+  if (sa !== sb) return sb - sa
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+}

@@ -1,0 +1,69 @@
+import { describe, expect } from 'vitest'
+import { fc, test } from '@fast-check/vitest'
+import type { FingerprintRecord } from '../../src/types.js'
+import { HotBandCache } from '../../src/elasticsearch/_hot-bands.js'
+import { makeRecord } from './_records.js'
+
+const term = (v: number): string => `m0_0000000${v}`
+
+type Op =
+  | { kind: 'ask'; term: number; unseen: number }
+  | { kind: 'put'; bands: number[][] }
+  | { kind: 'reput'; pick: number; bands: number[] }
+  | { kind: 'wait'; ms: number }
+
+const arbOp: fc.Arbitrary<Op> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('ask' as const), term: fc.nat(3), unseen: fc.nat(3) }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('put' as const), bands: fc.array(fc.array(fc.nat(3), { maxLength: 3 }), { minLength: 1, maxLength: 4 }) }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('reput' as const), pick: fc.nat(), bands: fc.array(fc.nat(3), { maxLength: 3 }) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 40 }) }), weight: 1 },
+)
+
+describe('HotBandCache (a hot band term\'s newest records, kept between lookups)', () => {
+  test.prop([fc.array(arbOp, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 3 })], { numRuns: 500 })(
+    'what it holds for a term is always that term\'s newest records of all written (brute-force oracle)',
+    (ops, size, maxTerms) => {
+      let now = 0
+      const cache = new HotBandCache(size, 100, maxTerms, () => now)
+      const written = new Map<string, FingerprintRecord>()
+      let n = 0
+      const newest = (t: string): string[] =>
+        [...written.values()].filter((r) => r.bands!.includes(t)).sort((a, b) => b.seq! - a.seq!).slice(0, size).map((r) => r.id)
+      for (const op of ops) {
+        if (op.kind === 'ask') {
+          const t = term(op.term)
+          const held = cache.get(t)
+          if (held !== undefined) expect(held.map((r) => r.id)).toEqual(newest(t))
+          else {
+            // A search sees all but the newest `unseen` records of the term, which the pending list holds.
+            const all = [...written.values()].filter((r) => r.bands!.includes(t)).sort((a, b) => b.seq! - a.seq!)
+            cache.set(t, all.slice(op.unseen, op.unseen + size), all.slice(0, op.unseen))
+            expect(cache.get(t)!.map((r) => r.id)).toEqual(newest(t))
+          }
+        } else if (op.kind === 'put') {
+          const records = op.bands.map((bands) => makeRecord(`doc-${n++}`, { hi: n, lo: 0 }, { seq: n, bands: bands.map(term) }))
+          for (const r of records) written.set(r.id, r)
+          // Acknowledged in any order (parallel bulk chunks).
+          cache.put([...records].reverse())
+        } else if (op.kind === 'reput') {
+          if (written.size === 0) continue
+          const old = [...written.values()][op.pick % written.size]!
+          const again = { ...old, bands: op.bands.map(term) }
+          written.set(again.id, again)
+          cache.put([again])
+        } else now += op.ms
+        expect(cache.terms).toBeLessThanOrEqual(maxTerms)
+      }
+    },
+  )
+
+  test('an entry is asked again after ttlMs', () => {
+    let now = 0
+    const cache = new HotBandCache(2, 100, 10, () => now)
+    cache.set(term(1), [makeRecord('a', { hi: 1, lo: 0 }, { seq: 1, bands: [term(1)] })], [])
+    now = 99
+    expect(cache.get(term(1))?.map((r) => r.id)).toEqual(['a'])
+    now = 100
+    expect(cache.get(term(1))).toBeUndefined()
+  })
+})
