@@ -46,6 +46,18 @@ export function isDedupErrorCode(value: unknown): value is DedupErrorCode {
   return typeof value === 'string' && Object.hasOwn(CODES, value)
 }
 
+/**
+ * `value` when it is an integer from `min` to `max`; otherwise an INVALID_OPTION error naming the
+ * option, the range and what was given, then `hint`.
+ * @example integerOption('workers', 2, 1, 64) // 2
+ */
+export function integerOption(name: string, value: unknown, min: number, max: number, hint = ''): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describeValue(value)}.${hint}`)
+  }
+  return value
+}
+
 /** Describes a value for an error message: `5` (number), `"x"` (string), undefined. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined'

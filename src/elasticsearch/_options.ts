@@ -1,4 +1,4 @@
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue, integerOption } from '../errors.js'
 import { OPTION_LIMITS } from '../engine/options.js'
 
 /** Credentials: an API key (encoded, or id + key) or a user and password. */
@@ -182,13 +182,6 @@ export function parseNodeUrls(node: unknown): string[] {
   return urls
 }
 
-function int(name: string, value: number, min: number, max: number, hint = ''): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describeValue(value)}.${hint}`)
-  }
-  return value
-}
-
 /**
  * Merges defaults onto a copy and validates every field and combination.
  * @example resolveElasticsearchStoreOptions({ node: 'http://127.0.0.1:9200', index: 'simdup' })
@@ -240,18 +233,18 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     upsert,
     requireSequence,
     refresh: o.refresh,
-    shards: int('shards', o.shards, OPTION_LIMITS.shards.min, OPTION_LIMITS.shards.max),
-    replicas: int('replicas', o.replicas, OPTION_LIMITS.replicas.min, OPTION_LIMITS.replicas.max),
-    concurrency: int('concurrency', o.concurrency, 1, 64),
-    bulkSize: int('bulkSize', o.bulkSize, 1, 100_000),
-    msearchSize: int('msearchSize', o.msearchSize, 1, 10_000),
-    maxCandidates: int('maxCandidates', o.maxCandidates, 1, 10_000, ' Larger pages exceed the default `index.max_result_window`.'),
-    maxPerBand: int('maxPerBand', o.maxPerBand, 1, 1000),
-    retries: int('retries', o.retries, 0, 10),
-    backoffMs: int('backoffMs', o.backoffMs, 0, 60_000),
+    shards: integerOption('shards', o.shards, OPTION_LIMITS.shards.min, OPTION_LIMITS.shards.max),
+    replicas: integerOption('replicas', o.replicas, OPTION_LIMITS.replicas.min, OPTION_LIMITS.replicas.max),
+    concurrency: integerOption('concurrency', o.concurrency, 1, 64),
+    bulkSize: integerOption('bulkSize', o.bulkSize, 1, 100_000),
+    msearchSize: integerOption('msearchSize', o.msearchSize, 1, 10_000),
+    maxCandidates: integerOption('maxCandidates', o.maxCandidates, 1, 10_000, ' Larger pages exceed the default `index.max_result_window`.'),
+    maxPerBand: integerOption('maxPerBand', o.maxPerBand, 1, 1000),
+    retries: integerOption('retries', o.retries, 0, 10),
+    backoffMs: integerOption('backoffMs', o.backoffMs, 0, 60_000),
     pendingTtlMs,
-    maxPending: int('maxPending', o.maxPending, 0, 10_000_000),
-    requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.requestTimeoutMs, 1, 3_600_000),
+    maxPending: integerOption('maxPending', o.maxPending, 0, 10_000_000),
+    requestTimeoutMs: integerOption('requestTimeoutMs', o.requestTimeoutMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.requestTimeoutMs, 1, 3_600_000),
   })
 }
 

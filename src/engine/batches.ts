@@ -1,4 +1,4 @@
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue, integerOption } from '../errors.js'
 import { OPTION_LIMITS } from './options.js'
 
 /** Limits of one batch: documents and input bytes. */
@@ -24,7 +24,7 @@ export async function* batchesOf<T>(items: AsyncIterable<T> | Iterable<T>, limit
   const { batchSize: count, batchBytes: bytesLimit } = OPTION_LIMITS
   const maxItems = limits.batchSize ?? count.default
   const maxBytes = limits.batchBytes ?? bytesLimit.default
-  if (!Number.isInteger(maxItems) || maxItems < count.min || maxItems > count.max) throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer from ${count.min} to ${count.max}, got ${describeValue(maxItems)}.`)
+  integerOption('batchSize', maxItems, count.min, count.max)
   if (!Number.isInteger(maxBytes) || maxBytes < bytesLimit.min || maxBytes > bytesLimit.max) throw new DedupError('INVALID_OPTION', `Expected \`batchBytes\` to be an integer from ${bytesLimit.min} to ${bytesLimit.max} (4 GiB), got ${describeValue(maxBytes)}.`)
   let batch: T[] = []
   let bytes = 0

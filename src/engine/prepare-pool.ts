@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import { DedupError, describeValue, isDedupErrorCode } from '../errors.js'
+import { DedupError, describeValue, integerOption, isDedupErrorCode } from '../errors.js'
 import type { JsonlLine } from '../io/jsonl.js'
 import type { BlockScheme } from '../fingerprint/blocks.js'
 import type { PreparedItem } from './prepare.js'
@@ -118,9 +118,7 @@ interface Pending {
  * @example const pool = await createPreparePool({ workers: 2, blockScheme, maxContentLength })
  */
 export async function createPreparePool(options: PreparePoolOptions): Promise<PreparePool> {
-  const n = options.workers ?? 2
-  const { min, max } = OPTION_LIMITS.workers
-  if (!Number.isInteger(n) || n < min || n > max) throw new DedupError('INVALID_OPTION', `Expected \`workers\` to be an integer from ${min} to ${max}, got \`${String(n)}\`.`)
+  const n = integerOption('workers', options.workers ?? 2, OPTION_LIMITS.workers.min, OPTION_LIMITS.workers.max)
   // Under a TypeScript loader (tests, `tsx`) the worker is a .ts file and needs the loader too.
   const ts = import.meta.url.endsWith('.ts')
   const url = new URL(ts ? './_prepare-worker.ts' : './_prepare-worker.js', import.meta.url)

@@ -1,4 +1,4 @@
-import { DedupError, describeValue } from '../errors.js'
+import { integerOption } from '../errors.js'
 import { boundCandidates } from './_bounds.js'
 import type { FingerprintRecord, Layer } from '../types.js'
 import type { Deduplicator } from './deduplicator.js'
@@ -53,10 +53,7 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
   const o = dedup.options
   const store = o.store
   const { min, max, default: fallback } = OPTION_LIMITS.pageSize
-  const batchSize = options.batchSize ?? fallback
-  if (!Number.isInteger(batchSize) || batchSize < min || batchSize > max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`batchSize\` to be an integer from ${min} to ${max}, got ${describeValue(batchSize)}.`)
-  }
+  const batchSize = integerOption('batchSize', options.batchSize ?? fallback, min, max)
   await store.refresh()
   let progress = 0
   const decided = new Map<string, Decided>()

@@ -1,5 +1,5 @@
 import type { Fingerprint } from '../types.js'
-import { DedupError, describeValue } from '../errors.js'
+import { DedupError, describeValue, integerOption } from '../errors.js'
 
 /**
  * How a fingerprint is cut into position-tagged blocks for the inverted index.
@@ -28,9 +28,7 @@ export function guaranteedDistance(scheme: BlockScheme): number {
 /** Validates a scheme; throws INVALID_OPTION naming the field. @example validateBlockScheme({ blocks: 4, minMatch: 1 }) */
 export function validateBlockScheme(scheme: BlockScheme): BlockScheme {
   const { blocks, minMatch } = scheme
-  if (!Number.isInteger(blocks) || blocks < BLOCKS_RANGE.min || blocks > BLOCKS_RANGE.max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`blocks\` to be an integer from ${BLOCKS_RANGE.min} to ${BLOCKS_RANGE.max}, got ${describeValue(blocks)}.`)
-  }
+  integerOption('blocks', blocks, BLOCKS_RANGE.min, BLOCKS_RANGE.max)
   if (!Number.isInteger(minMatch) || minMatch < 1 || minMatch >= blocks) {
     throw new DedupError(
       'INVALID_OPTION',

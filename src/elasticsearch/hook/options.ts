@@ -1,4 +1,4 @@
-import { DedupError, describeValue } from '../../errors.js'
+import { DedupError, describeValue, integerOption } from '../../errors.js'
 import { checkFoldDistance } from './fold.js'
 
 /** Options of `dedupSearch` (how to collapse and fold; the search itself is the request). */
@@ -61,13 +61,6 @@ export interface ResolvedDedupSearchOptions {
   readonly maxResultWindow: number
 }
 
-function int(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describeValue(value)}.`)
-  }
-  return value
-}
-
 function name(key: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') throw new DedupError('INVALID_OPTION', `Expected \`${key}\` to be a non-empty field name, got ${describeValue(value)}.`)
   return value
@@ -91,15 +84,15 @@ export function resolveDedupSearchOptions(options: DedupSearchOptions = {}): Res
   return Object.freeze({
     maxDistance: checkFoldDistance(o.maxDistance),
     // inner_hits holds the shown hit too, and index.max_inner_result_window defaults to 100.
-    duplicates: int('duplicates', o.duplicates, 0, 99),
+    duplicates: integerOption('duplicates', o.duplicates, 0, 99),
     innerHitsName: name('innerHitsName', o.innerHitsName),
     duplicateFields: Object.freeze([...fields]),
     clusterField: name('clusterField', o.clusterField),
     simhashField: name('simhashField', o.simhashField),
     indexedAtField: name('indexedAtField', o.indexedAtField),
-    overfetch: int('overfetch', o.overfetch, 0, 1000),
-    maxRounds: int('maxRounds', o.maxRounds, 1, 20),
-    cursorMemory: int('cursorMemory', o.cursorMemory, 0, 2000),
-    maxResultWindow: int('maxResultWindow', o.maxResultWindow, 1, 1_000_000_000),
+    overfetch: integerOption('overfetch', o.overfetch, 0, 1000),
+    maxRounds: integerOption('maxRounds', o.maxRounds, 1, 20),
+    cursorMemory: integerOption('cursorMemory', o.cursorMemory, 0, 2000),
+    maxResultWindow: integerOption('maxResultWindow', o.maxResultWindow, 1, 1_000_000_000),
   })
 }

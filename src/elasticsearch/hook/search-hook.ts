@@ -21,7 +21,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch'
 import type { Fingerprint } from '../../types.js'
-import { DedupError, describeValue } from '../../errors.js'
+import { DedupError, describeValue, integerOption } from '../../errors.js'
 import { hamming } from '../../fingerprint/hamming.js'
 import { ShownFingerprints, toFingerprint } from './fold.js'
 import { clusterKeyHash, decodeCursor, encodeCursor, requestHash } from './cursor.js'
@@ -142,9 +142,7 @@ function prepare(request: DedupSearchRequest, o: ResolvedDedupSearchOptions): Pr
   const { index, size = PAGE_SIZE.default, cursor = null, routing, preference, query, sort, fields, ...rest } = request
   const indexOk = typeof index === 'string' ? index !== '' : Array.isArray(index) && index.length > 0 && index.every((i) => typeof i === 'string' && i !== '')
   if (!indexOk) throw new DedupError('INVALID_OPTION', `Expected \`index\` to be an index name or a non-empty array of them, got ${describeValue(index)}.`)
-  if (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE.max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`size\` to be an integer from 1 to ${PAGE_SIZE.max}, got ${describeValue(size)}.`)
-  }
+  integerOption('size', size, 1, PAGE_SIZE.max)
   const effectiveSort = sort ?? defaultSort(o.indexedAtField)
   const header: estypes.MsearchMultisearchHeader = { index }
   if (routing !== undefined) header.routing = routing

@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch'
-import { DedupError, describeValue } from '../../errors.js'
+import { DedupError, describeValue, integerOption } from '../../errors.js'
 import type { Layer } from '../../types.js'
 import { OPTION_LIMITS, type DeduplicatorOptions } from '../../engine/options.js'
 import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../_options.js'
@@ -157,13 +157,6 @@ export interface ResolvedReindexOptions {
 
 const INDEX_NAME = /^[a-z0-9][a-z0-9_.+-]*$/
 
-function int(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describeValue(value)}.`)
-  }
-  return value
-}
-
 function fieldPath(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.startsWith('.') || value.endsWith('.') || value.includes('..')) {
     throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be a field path such as \`body\` or \`meta.title\`, got ${describeValue(value)}.`)
@@ -266,22 +259,22 @@ export function resolveReindexOptions(options: ReindexOptions): ResolvedReindexO
     source: options.source,
     dest,
     inPlace,
-    shards: options.shards === undefined ? null : int('shards', options.shards, OPTION_LIMITS.shards.min, OPTION_LIMITS.shards.max),
-    replicas: options.replicas === undefined ? null : int('replicas', options.replicas, OPTION_LIMITS.replicas.min, OPTION_LIMITS.replicas.max),
+    shards: options.shards === undefined ? null : integerOption('shards', options.shards, OPTION_LIMITS.shards.min, OPTION_LIMITS.shards.max),
+    replicas: options.replicas === undefined ? null : integerOption('replicas', options.replicas, OPTION_LIMITS.replicas.min, OPTION_LIMITS.replicas.max),
     target: dest ?? options.source,
     fields: Object.freeze(fields),
     idField,
     sort,
-    slices: int('slices', options.slices ?? DEFAULT_REINDEX_OPTIONS.slices, REINDEX_LIMITS.slices.min, REINDEX_LIMITS.slices.max),
-    batchSize: int('batchSize', options.batchSize ?? DEFAULT_REINDEX_OPTIONS.batchSize, REINDEX_LIMITS.batchSize.min, REINDEX_LIMITS.batchSize.max),
+    slices: integerOption('slices', options.slices ?? DEFAULT_REINDEX_OPTIONS.slices, REINDEX_LIMITS.slices.min, REINDEX_LIMITS.slices.max),
+    batchSize: integerOption('batchSize', options.batchSize ?? DEFAULT_REINDEX_OPTIONS.batchSize, REINDEX_LIMITS.batchSize.min, REINDEX_LIMITS.batchSize.max),
     windowMs,
     checkpointFile,
     rejectsFile,
     restart: options.restart === true,
     keepAlive,
     reader,
-    refreshEvery: int('refreshEvery', options.refreshEvery ?? DEFAULT_REINDEX_OPTIONS.refreshEvery, 1, 10_000_000),
-    maxBatches: options.maxBatches === undefined ? undefined : int('maxBatches', options.maxBatches, 1, Number.MAX_SAFE_INTEGER),
-    workers: int('workers', options.workers ?? OPTION_LIMITS.workers.default, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max),
+    refreshEvery: integerOption('refreshEvery', options.refreshEvery ?? DEFAULT_REINDEX_OPTIONS.refreshEvery, 1, 10_000_000),
+    maxBatches: options.maxBatches === undefined ? undefined : integerOption('maxBatches', options.maxBatches, 1, Number.MAX_SAFE_INTEGER),
+    workers: integerOption('workers', options.workers ?? OPTION_LIMITS.workers.default, REINDEX_LIMITS.workers.min, REINDEX_LIMITS.workers.max),
   })
 }
