@@ -118,8 +118,11 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
   if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
     // A sketch of few shingles estimates with a larger error, and pairs of templated pages crowd
     // just below the threshold: such an estimate must clear the threshold by its extra error.
+    // (NaN unless both are valid sketches; the margin is asked only of estimates that pass.)
     const resemblance = minhashSimilarity(dSketch, c.sketch)
-    if (resemblance >= o.minResemblance + sparseSketchMargin(dSketch, c.sketch, resemblance, o.minResemblance)) return { rule: 'minhash', resemblance }
+    if (resemblance >= o.minResemblance && resemblance >= o.minResemblance + sparseSketchMargin(dSketch, c.sketch, resemblance, o.minResemblance)) {
+      return { rule: 'minhash', resemblance }
+    }
   }
   return null
 }

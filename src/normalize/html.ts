@@ -93,14 +93,14 @@ const FRAME_ASIDE = 64
  * (ASIDE_PROSE_MIN_CHARS, a sentence end, links under ASIDE_MAX_LINK_SHARE of it).
  */
 const ASIDE_NAMES = new Set(['sidebar', 'side'])
+const ASIDE_PROSE_MIN_CHARS = 40
+const ASIDE_MAX_LINK_SHARE = 0.25
 /**
  * A `main`/`article` region left with less than half the text its link-dense blocks
  * held is a page whose content is a list of links (a module index, a link collection): its
  * region is then taken with those blocks.
  */
 const MAIN_LIST_SHARE = 0.5
-const ASIDE_PROSE_MIN_CHARS = 40
-const ASIDE_MAX_LINK_SHARE = 0.25
 
 interface Frame {
   name: string
@@ -265,21 +265,20 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
       frame.links >= LINK_DENSE_MIN_LINKS && frame.linkChars >= LINK_DENSE_RATIO * frame.chars
     // What is left of a block whose link-dense child was dropped may be only that child's label
     // ("目录", "Contents", "On this page" above a table of contents): it goes with it.
+    const hasSentence = () => SENTENCE_END_RE.test(content.slice(frame.contentAt).join(''))
     const label = o.linkDensity && inDataTable === 0 && LINK_DENSE_CANDIDATES.has(frame.name) && frame.dropped !== undefined &&
-      frame.chars <= LABEL_MAX_CHARS && frame.chars <= LABEL_MAX_SHARE * frame.dropped &&
-      !SENTENCE_END_RE.test(content.slice(frame.contentAt).join(''))
+      frame.chars <= LABEL_MAX_CHARS && frame.chars <= LABEL_MAX_SHARE * frame.dropped && !hasSentence()
     // A block named a sidebar that is not prose once its link-dense children went: chrome after all.
-    const asideChrome = (k & FRAME_ASIDE) !== 0 && !(linkDense || label) &&
-      !(frame.chars >= ASIDE_PROSE_MIN_CHARS && frame.linkChars < ASIDE_MAX_LINK_SHARE * frame.chars && SENTENCE_END_RE.test(content.slice(frame.contentAt).join('')))
-    if (asideChrome) {
+    const asideChrome = (k & FRAME_ASIDE) !== 0 &&
+      !(frame.chars >= ASIDE_PROSE_MIN_CHARS && frame.linkChars < ASIDE_MAX_LINK_SHARE * frame.chars && hasSentence())
+    if (linkDense || label || asideChrome) {
+      // Its text goes, and its parent is judged without it.
       content.length = frame.contentAt
       main.length = Math.min(main.length, frame.mainAt)
-    } else if (linkDense || label) {
-      // Link-dense: its text goes, and its parent is judged without it.
-      content.length = frame.contentAt
-      main.length = Math.min(main.length, frame.mainAt)
-      if (linkDense) parent.dropped = (parent.dropped ?? 0) + frame.chars
-      if (linkDense && inMain > 0 && chromeInMain === 0) mainDropped += frame.chars
+      if (linkDense) {
+        parent.dropped = (parent.dropped ?? 0) + frame.chars
+        if (inMain > 0 && chromeInMain === 0) mainDropped += frame.chars
+      }
     } else {
       parent.chars += frame.chars
       parent.linkChars += frame.linkChars

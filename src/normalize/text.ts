@@ -197,11 +197,8 @@ function scan(text: string, o: ResolvedNormalizeOptions): string {
   return decoder.decode(buf.subarray(0, j))
 }
 
-/** A letter of any script: a frame without one is a bar, a percentage, a counter or a spinner. */
+/** A letter of any script: a frame without one (escapes out) is a bar, a percentage, a counter or a spinner. */
 const WORD_RE = /\p{L}/u
-/** CSI, OSC (to BEL or ST) and two-character escapes: their final bytes are letters, not words. */
-// eslint-disable-next-line no-control-regex -- escape sequences are control characters
-const ESCAPE_RE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]/gu
 
 /**
  * A bare carriage return (not right before a line feed) moves back to the start of its line, as
@@ -220,7 +217,7 @@ function overwriteCarriageReturns(text: string): string {
     while (end > 0 && line.charCodeAt(end - 1) === 0x0d) end--
     const at = line.lastIndexOf('\r', end - 1)
     if (at >= 0 || end < line.length) line = line.slice(at + 1, end)
-    if (at >= 0 && !WORD_RE.test(line.replace(ESCAPE_RE, ''))) line = ''
+    if (at >= 0 && !WORD_RE.test(stripTerminalEscapes(line))) line = ''
     lines[i] = line
   }
   return lines.join('\n')
