@@ -36,6 +36,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Rng } from './eval/prng.js'
+import type { FingerprintRecord } from '../src/types.js'
 
 const { values } = parseArgs({
   options: {
@@ -264,6 +265,8 @@ async function runChild(c: RunConfig): Promise<void> {
   const summary = (size: number, wall: number): RunResult =>
     summarize(c, { marks, candidates, beyondK, verified, lookups, decided, duplicates, minhashDuplicates }, size, wall)
   const wrapped = new WeakSet<object>()
+  /** Candidates of each document of the batch being decided, by id. */
+  const found = new Map<string, Map<string, FingerprintRecord>>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
     if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, hits: 0, lookupMs: 0 })
@@ -273,34 +276,41 @@ async function runChild(c: RunConfig): Promise<void> {
     if (!wrapped.has(store)) {
       wrapped.add(store)
       const original = store.candidates.bind(store)
-      let current: typeof docs = []
       store.candidates = async (queries) => {
         const t = clock()
         const answers = await original(queries)
         lookupMs += clock() - t
+        // A document may be looked up more than once (its band terms apart, see
+        // `CandidateBounds.blockRoute`): its candidates are the union, counted once it is decided.
         answers.forEach((answer, i) => {
-          const at = lookups++
-          if (at < candidates.length) candidates[at] = answer.length
-          // Beyond k: candidates sharing no key and farther than k (the embedded store's block route
-          // drops those, so there they are the band route's; Elasticsearch also returns block-route ones).
-          const d = current[i]
-          if (d === undefined) return
-          let b = 0
-          let v = 0
-          const keyed = candidateQuery(d, { ...o, minhash: false })
-          for (const r of answer) {
-            if (!matchesOtherRoute(r, keyed)) b++
-            if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
-          }
-          if (at < beyondK.length) beyondK[at] = b
-          if (at % c.sample === 0) verified.push(v)
+          const id = queries[i]!.excludeId
+          if (id === undefined) return
+          let union = found.get(id)
+          if (union === undefined) found.set(id, (union = new Map()))
+          for (const r of answer) union.set(r.id, r)
         })
         return answers
       }
-      ;(store as unknown as { _setDocs: (d: typeof docs) => void })._setDocs = (d) => (current = d)
     }
-    ;(store as unknown as { _setDocs: (d: typeof docs) => void })._setDocs(docs)
+    found.clear()
     const out = await decide.call(this, items)
+    for (const d of docs) {
+      const answer = found.get(d.id)
+      if (answer === undefined) continue
+      const at = lookups++
+      if (at < candidates.length) candidates[at] = answer.size
+      // Beyond k: candidates sharing no key and farther than k (the embedded store's block route
+      // drops those, so there they are the band route's; Elasticsearch also returns block-route ones).
+      let b = 0
+      let v = 0
+      const keyed = candidateQuery(d, { ...o, minhash: false })
+      for (const r of answer.values()) {
+        if (!matchesOtherRoute(r, keyed)) b++
+        if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
+      }
+      if (at < beyondK.length) beyondK[at] = b
+      if (at % c.sample === 0) verified.push(v)
+    }
     for (const d of out) {
       if (d.status !== 'duplicate') continue
       duplicates++

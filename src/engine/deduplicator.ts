@@ -1,7 +1,9 @@
-import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, previousVersion, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
+import { hamming } from '../fingerprint/hamming.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -91,9 +93,13 @@ export class Deduplicator {
     // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
     const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
     const queries = effective.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
-    const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
-
     const bounds = o.store.candidateBounds
+    // A store that can answer band terms alone is asked for them only where they may matter
+    // (`bandsMayMatter`): the band route's reads and records are most of the MinHash route's cost.
+    const split = bounds.blockRoute !== undefined
+    const first = (q: CandidateQuery): CandidateQuery => (split ? withoutBands(q) : q)
+    const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries.map(first))
+
     const batchIds = new Set<string>()
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
@@ -110,21 +116,24 @@ export class Deduplicator {
         if (next !== d) {
           d = next
           queries[i] = { ...candidateQuery(d, o, since), maxSeq: seqs[i]! }
-          fromStore[i] = (await o.store.candidates([queries[i]!]))[0] ?? []
+          fromStore[i] = (await o.store.candidates([first(queries[i]!)]))[0] ?? []
         }
       }
       effectiveOf.set(original, d)
       const subject = { ...d, seq: seqs[i]! }
-      // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
-      const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
+      const q = queries[i]!
       const earlier = batch.candidates(d)
-      // The store's bounds over both lists at once, so the decision does not depend on the batch.
-      const keep = boundCandidates(queries[i]!, [...stored, ...earlier], bounds)
-      // Stored candidates, then the earlier documents of the batch that can match (bestMatch
-      // skips d's own id and whatever was first indexed after d); on a tie the stored one wins.
-      let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
-      const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
-      if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
+      let found = fromStore[i] ?? []
+      let asked = !split || q.bands === undefined
+      if (!asked && !mayOutrankMinhash(subject, [...found, ...earlier], o)) {
+        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q)]))[0] ?? [])
+        asked = true
+      }
+      let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
+      if (!asked && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
+        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q)]))[0] ?? [])
+        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
+      }
       // Same URL as the last record of that URL first indexed before d, other content: a new
       // version of it (first-insertion order, so a re-run gives the same answer).
       const previous = previousVersion(subject, keep, o)
@@ -256,6 +265,91 @@ interface Filtered {
   lines: TextLines
   kept: string | null
   doc?: PreparedDocument
+}
+
+/**
+ * The candidates a decision may use (`boundCandidates` over the stored and in-batch ones) and
+ * the best verified match among them: stored candidates first, then the earlier documents of
+ * the batch (bestMatch skips d's own id and whatever was first indexed after d); on a tie the
+ * stored one wins.
+ */
+function choose(
+  subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
+  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
+): { keep: Set<FingerprintRecord>; match: Match | null } {
+  // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
+  const stored = found.filter((r) => !batchIds.has(r.id))
+  // The store's bounds over both lists at once, so the decision does not depend on the batch.
+  const keep = boundCandidates(q, [...stored, ...earlier], bounds)
+  let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
+  const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
+  if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
+  return { keep, match }
+}
+
+/** The query without its band terms (the first lookup of a store with `CandidateBounds.blockRoute`). */
+function withoutBands(q: CandidateQuery): CandidateQuery {
+  const out = { ...q }
+  delete out.bands
+  return out
+}
+
+/** The query's band terms alone: no keys, no blocks (see `CandidateBounds.blockRoute`). */
+function bandsOnly(q: CandidateQuery): CandidateQuery {
+  return { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null }
+}
+
+/** `found` and the band route's records not already in it (one record per id). */
+function withBandRecords(found: FingerprintRecord[], banded: readonly FingerprintRecord[]): FingerprintRecord[] {
+  if (banded.length === 0) return found
+  const ids = new Set(found.map((r) => r.id))
+  return [...found, ...banded.filter((r) => !ids.has(r.id))]
+}
+
+/**
+ * Whether any candidate could give a match that outranks the MinHash rule (`outranksMinhash`):
+ * one sharing d's content or URL key, or within the distance. When none does, the band terms
+ * are looked up straight away.
+ */
+function mayOutrankMinhash(d: MatchSubject, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
+  for (const c of candidates) {
+    if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
+  }
+  return false
+}
+
+/**
+ * Whether the records the band route would add to `found` (a lookup without band terms) could
+ * change d's decision; when not, they are never read. They cannot when the best match without
+ * them outranks every MinHash-rule match (`outranksMinhash`) and no record the band route alone
+ * brings can match d by a better rule or change what the bounds keep of those that can:
+ * - equal content means equal fingerprints (one analyzer version), and every record within
+ *   `maxDistance` is a block-route candidate already, unless the block route was cut at
+ *   `blockRoute` records;
+ * - every record sharing d's URL (title) key came through the key route: it returned fewer than
+ *   `perKey`, and the bounds keep all of them, stored and in-batch (at most `perKey`), with or
+ *   without the band records (whose per-term bound could otherwise keep one more or one fewer).
+ * Such a best match then stays the best over the larger set, and `previousVersion` sees the
+ * same records of d's URL.
+ */
+function bandsMayMatter(
+  d: MatchSubject, match: Match | null, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
+  bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
+): boolean {
+  if (match === null || !outranksMinhash(match) || found.length >= bounds.blockRoute!) return true
+  const keys: ('urlHash' | 'titleHash')[] = []
+  if (o.layers.url && d.urlHash !== null) keys.push('urlHash')
+  if (o.layers.title && d.titleHash !== null) keys.push('titleHash')
+  for (const key of keys) {
+    const value = d[key]
+    let stored = 0
+    for (const r of found) if (r[key] === value) stored++
+    if (stored >= bounds.perKey) return true
+    let all = stored
+    for (const r of earlier) if (r[key] === value) all++
+    if (all > bounds.perKey) return true
+  }
+  return false
 }
 
 /** Items prepared between two yields of `prepareBatch` (tens of milliseconds of work). */
