@@ -266,7 +266,7 @@ async function runChild(c: RunConfig): Promise<void> {
     summarize(c, { marks, candidates, beyondK, verified, lookups, decided, duplicates, minhashDuplicates }, size, wall)
   const wrapped = new WeakSet<object>()
   /** Candidates of each document of the batch being decided, by id. */
-  const found = new Map<string, Map<string, FingerprintRecord>>()
+  const found = new Map<string, FingerprintRecord[]>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
     if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, hits: 0, lookupMs: 0 })
@@ -285,26 +285,27 @@ async function runChild(c: RunConfig): Promise<void> {
         answers.forEach((answer, i) => {
           const id = queries[i]!.excludeId
           if (id === undefined) return
-          let union = found.get(id)
-          if (union === undefined) found.set(id, (union = new Map()))
-          for (const r of answer) union.set(r.id, r)
+          const earlier = found.get(id)
+          if (earlier === undefined) found.set(id, answer)
+          else found.set(id, [...earlier, ...answer.filter((r) => !earlier.some((e) => e.id === r.id))])
         })
         return answers
       }
     }
     found.clear()
     const out = await decide.call(this, items)
+    const keyedOptions = { ...o, minhash: false }
     for (const d of docs) {
       const answer = found.get(d.id)
       if (answer === undefined) continue
       const at = lookups++
-      if (at < candidates.length) candidates[at] = answer.size
+      if (at < candidates.length) candidates[at] = answer.length
       // Beyond k: candidates sharing no key and farther than k (the embedded store's block route
       // drops those, so there they are the band route's; Elasticsearch also returns block-route ones).
       let b = 0
       let v = 0
-      const keyed = candidateQuery(d, { ...o, minhash: false })
-      for (const r of answer.values()) {
+      const keyed = candidateQuery(d, keyedOptions)
+      for (const r of answer) {
         if (!matchesOtherRoute(r, keyed)) b++
         if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
       }

@@ -126,12 +126,12 @@ export class Deduplicator {
       let found = fromStore[i] ?? []
       let asked = !split || q.bands === undefined
       if (!asked && !mayOutrankMinhash(subject, [...found, ...earlier], o)) {
-        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q)]))[0] ?? [])
+        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q, found)]))[0] ?? [])
         asked = true
       }
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
       if (!asked && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q)]))[0] ?? [])
+        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q, found)]))[0] ?? [])
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
@@ -289,14 +289,13 @@ function choose(
 
 /** The query without its band terms (the first lookup of a store with `CandidateBounds.blockRoute`). */
 function withoutBands(q: CandidateQuery): CandidateQuery {
-  const out = { ...q }
-  delete out.bands
+  const { bands: _bands, ...out } = q
   return out
 }
 
-/** The query's band terms alone: no keys, no blocks (see `CandidateBounds.blockRoute`). */
-function bandsOnly(q: CandidateQuery): CandidateQuery {
-  return { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null }
+/** The query's band terms alone: no keys, no blocks, the records `found` known (see `CandidateBounds.blockRoute`). */
+function bandsOnly(q: CandidateQuery, found: readonly FingerprintRecord[]): CandidateQuery {
+  return { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null, known: found.map((r) => r.id) }
 }
 
 /** `found` and the band route's records not already in it (one record per id). */
