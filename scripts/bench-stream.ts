@@ -389,6 +389,13 @@ function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunRe
   }
 }
 
+/** Bits set in a 32-bit word. */
+function pop(x: number): number {
+  x -= (x >>> 1) & 0x55555555
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
+}
+
 /** Whether record `r` answers query `q` by a key or by the block route (within k). */
 function matchesOtherRoute(
   r: { contentHash: string; urlHash: string | null; titleHash: string | null; fingerprint: { hi: number; lo: number } },
@@ -397,11 +404,6 @@ function matchesOtherRoute(
   if (q.contentHash != null && q.contentHash === r.contentHash) return true
   if (q.urlHash != null && q.urlHash === r.urlHash) return true
   if (q.titleHash != null && q.titleHash === r.titleHash) return true
-  const pop = (x: number): number => {
-    x -= (x >>> 1) & 0x55555555
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-    return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
-  }
   return pop((r.fingerprint.hi ^ q.fingerprint.hi) >>> 0) + pop((r.fingerprint.lo ^ q.fingerprint.lo) >>> 0) <= q.maxDistance
 }
 

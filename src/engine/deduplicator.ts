@@ -99,6 +99,19 @@ export class Deduplicator {
     const split = bounds.blockRoute !== undefined
     const first = (q: CandidateQuery): CandidateQuery => (split ? withoutBands(q) : q)
     const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries.map(first))
+    // Whether a document's band records are in `fromStore` (or it has none to ask). Those whose
+    // stored candidates cannot outrank the MinHash rule are asked in one lookup for the batch
+    // (records shared by several answers read once); the rest only if the decision needs them.
+    const banded = queries.map((q) => !split || q.bands === undefined)
+    if (split) {
+      const ask: number[] = []
+      for (let i = 0; i < docs.length; i++) if (!banded[i] && !mayOutrankMinhash(effective[i]!, fromStore[i]!, o)) ask.push(i)
+      const answers = ask.length === 0 ? [] : await o.store.candidates(ask.map((i) => bandsOnly(queries[i]!, fromStore[i]!)))
+      ask.forEach((i, k) => {
+        fromStore[i] = withBandRecords(fromStore[i]!, answers[k] ?? [])
+        banded[i] = true
+      })
+    }
 
     const batchIds = new Set<string>()
     const batch = new BatchIndex(o)
@@ -117,6 +130,7 @@ export class Deduplicator {
           d = next
           queries[i] = { ...candidateQuery(d, o, since), maxSeq: seqs[i]! }
           fromStore[i] = (await o.store.candidates([first(queries[i]!)]))[0] ?? []
+          banded[i] = !split || queries[i]!.bands === undefined
         }
       }
       effectiveOf.set(original, d)
@@ -124,13 +138,8 @@ export class Deduplicator {
       const q = queries[i]!
       const earlier = batch.candidates(d)
       let found = fromStore[i] ?? []
-      let asked = !split || q.bands === undefined
-      if (!asked && !mayOutrankMinhash(subject, [...found, ...earlier], o)) {
-        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q, found)]))[0] ?? [])
-        asked = true
-      }
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
-      if (!asked && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
+      if (!banded[i] && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
         found = withBandRecords(found, (await o.store.candidates([bandsOnly(q, found)]))[0] ?? [])
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
       }
@@ -307,10 +316,10 @@ function withBandRecords(found: FingerprintRecord[], banded: readonly Fingerprin
 
 /**
  * Whether any candidate could give a match that outranks the MinHash rule (`outranksMinhash`):
- * one sharing d's content or URL key, or within the distance. When none does, the band terms
- * are looked up straight away.
+ * one sharing d's content or URL key, or within the distance. When no stored one does, the band
+ * terms are looked up with the batch's.
  */
-function mayOutrankMinhash(d: MatchSubject, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
+function mayOutrankMinhash(d: PreparedDocument, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
   for (const c of candidates) {
     if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
   }
