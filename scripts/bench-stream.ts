@@ -22,7 +22,7 @@
  * index `simdup-bench-stream-<pid>` that is deleted afterwards. Reported per run: wall time and
  * docs/s of the whole job (startup included), docs/s of the first and the last 10 % of the
  * documents (from the first decided batch on), candidates per lookup (mean, p50, p99, max: every
- * lookup), log reads and milliseconds of store lookups per document in those segments, and verified
+ * document, over all its lookups: the embedded store is asked for band terms apart), log reads and milliseconds of store lookups per document in those segments, and verified
  * matches per lookup (candidates `matchCandidate` accepts; every `--sample`-th
  * lookup), candidates sharing no key and farther than k (`beyondK`: on the embedded store, the band
  * route's own), duplicates found (and by the MinHash rule), peak RSS.
