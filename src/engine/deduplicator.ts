@@ -106,9 +106,9 @@ export class Deduplicator {
     if (split) {
       const ask: number[] = []
       for (let i = 0; i < docs.length; i++) if (!banded[i] && !mayOutrankMinhash(effective[i]!, fromStore[i]!, o)) ask.push(i)
-      const answers = ask.length === 0 ? [] : await o.store.candidates(ask.map((i) => bandsOnly(queries[i]!, fromStore[i]!)))
+      const answers = ask.length === 0 ? [] : await o.store.candidates(ask.map((i) => bandQuery(queries[i]!, fromStore[i]!, bounds)))
       ask.forEach((i, k) => {
-        fromStore[i] = withBandRecords(fromStore[i]!, answers[k] ?? [])
+        fromStore[i] = withBandRecords(fromStore[i]!, answers[k] ?? [], bounds)
         banded[i] = true
       })
     }
@@ -140,7 +140,7 @@ export class Deduplicator {
       let found = fromStore[i] ?? []
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
       if (!banded[i] && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = withBandRecords(found, (await o.store.candidates([bandsOnly(q, found)]))[0] ?? [])
+        found = withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds)]))[0] ?? [], bounds)
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
@@ -302,13 +302,21 @@ function withoutBands(q: CandidateQuery): CandidateQuery {
   return out
 }
 
-/** The query's band terms alone: no keys, no blocks, the records `found` known (see `CandidateBounds.blockRoute`). */
-function bandsOnly(q: CandidateQuery, found: readonly FingerprintRecord[]): CandidateQuery {
+/**
+ * The lookup that adds the band route's records to `found` (the answer to the query without
+ * band terms): the band terms alone, no keys, no blocks, the records of `found` known (see
+ * `CandidateBounds.blockRoute`). When the block route may have been cut at `blockRoute` records,
+ * the whole query instead: the rows it cut count as met for the band route of a whole query
+ * (never returned by it), which naming the rows returned cannot say.
+ */
+function bandQuery(q: CandidateQuery, found: readonly FingerprintRecord[], bounds: CandidateBounds): CandidateQuery {
+  if (found.length >= bounds.blockRoute!) return q
   return { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null, known: found.map((r) => r.id) }
 }
 
-/** `found` and the band route's records not already in it (one record per id). */
-function withBandRecords(found: FingerprintRecord[], banded: readonly FingerprintRecord[]): FingerprintRecord[] {
+/** `found` with the answer to `bandQuery(q, found)`: its records not already in `found` (one record per id), or that answer alone when it was the whole query. */
+function withBandRecords(found: FingerprintRecord[], banded: FingerprintRecord[], bounds: CandidateBounds): FingerprintRecord[] {
+  if (found.length >= bounds.blockRoute!) return banded
   if (banded.length === 0) return found
   const ids = new Set(found.map((r) => r.id))
   return [...found, ...banded.filter((r) => !ids.has(r.id))]
