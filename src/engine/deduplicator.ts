@@ -1,7 +1,7 @@
 import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, previousVersion, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, isEarlier, previousVersion, type Match } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -115,11 +115,18 @@ export class Deduplicator {
       }
       effectiveOf.set(original, d)
       const subject = { ...d, seq: seqs[i]! }
+      // Writers that ran at once hand out equal seqs (order is then by id): a record of d's seq
+      // first indexed after d can hold a slot of a band term's newest `maxPerBand` that one
+      // sequential run gives an earlier record. Then (rare: only after concurrent writers) every
+      // band match is asked for and bounded below among the earlier records, as reconcile does.
+      let found = fromStore[i] ?? []
+      if (found.some((r) => r.seq === subject.seq && r.id > subject.id)) found = (await o.store.candidates([{ ...queries[i]!, allBands: true }]))[0] ?? []
       // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
-      const stored = (fromStore[i] ?? []).filter((r) => !batchIds.has(r.id))
+      const stored = found.filter((r) => !batchIds.has(r.id))
       const earlier = batch.candidates(d)
-      // The store's bounds over both lists at once, so the decision does not depend on the batch.
-      const keep = boundCandidates(queries[i]!, [...stored, ...earlier], bounds)
+      // The store's bounds over both lists at once, so the decision does not depend on the batch;
+      // over the records first indexed before d only (bestMatch skips the others anyway).
+      const keep = boundCandidates(queries[i]!, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds)
       // Stored candidates, then the earlier documents of the batch that can match (bestMatch
       // skips d's own id and whatever was first indexed after d); on a tie the stored one wins.
       let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
