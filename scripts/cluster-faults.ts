@@ -41,7 +41,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@elastic/elasticsearch'
+import { Client, ClusterConnectionPool } from '@elastic/elasticsearch'
 import { createDeduplicator, matchCandidate, type FingerprintRecord } from '../src/index.js'
 import { createElasticsearchStore, type ElasticsearchStore } from '../src/elasticsearch/index.js'
 import { isEarlier } from '../src/engine/match.js'
@@ -469,7 +469,10 @@ async function main(): Promise<void> {
   const ours = /^started pid/m.test(startOut.stdout) && !answered
   const urls = startOut.stdout.trim().split('\n').at(-1)!
   log(`cluster ${urls}${ours ? ' (started here)' : ''}`)
-  const client = new Client({ nodes: urls.split(','), maxRetries: 5 })
+  // The store's pool (src/elasticsearch/_connection.ts): the default one holds a node that refused
+  // or answered 503 dead for a minute and, all three so held after a kill, answers "no living
+  // connections" (a whole run of this script failed so, at the health wait after index-kill).
+  const client = new Client({ nodes: urls.split(','), maxRetries: 5, ConnectionPool: ClusterConnectionPool })
   // By name: a cluster may refuse wildcard deletes (action.destructive_requires_name).
   const cleanup = async () => {
     const names = (await client.cat.indices({ index: 'faults-*', format: 'json', h: 'index' })).map((i) => i.index!)
@@ -488,7 +491,8 @@ async function main(): Promise<void> {
     if (wanted('four-writers')) await fourWriters(ctx)
     if (wanted('rejections')) await rejections(ctx)
   } finally {
-    await cleanup()
+    // A failure here must not hide the one that brought us here.
+    await cleanup().catch((err: unknown) => log(`cleanup failed: ${String(err)}`))
     await client.close()
     if (ours) launcher('es-stop.sh', { ES_PORT: String(PORT) })
     rmSync(dir, { recursive: true, force: true })
