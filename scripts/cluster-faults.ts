@@ -226,8 +226,9 @@ async function indexKill(ctx: Ctx, name: string, replicas: number, downMs: numbe
   const first = await run.done
   const message = first.stderr.trim().replace(/\s*\n\s*/g, ' ⏎ ')
   // Exit 4 (STORE_UNAVAILABLE, "cannot reach") is wrong here: two nodes stay up and answer. With
-  // no replica (red) an exit 1 must name the missing shards (a 503), not a connection failure.
-  const stopped = replicas === 0 ? /status 503|shards did not answer|no live copy/ : /Elasticsearch/
+  // no replica (red) an exit 1 must name the missing shards (a 503, a shard not yet started), not a
+  // connection failure.
+  const stopped = replicas === 0 ? /status 503|shards did not answer|no started copy/ : /Elasticsearch/
   check(`${name}: the killed run completes or exits 1 with a message`, first.code === 0 || (first.code === 1 && stopped.test(first.stderr)), `exit ${first.code} after ${secs(first.ms)}${first.code === 0 ? '' : `: ${message}`}`)
   if (first.code === 0) check(`${name}: the killed run's decisions equal the uninterrupted run's`, diff(decisions(`${name}-1.jsonl`), ctx.reference.decisions) === '', diff(decisions(`${name}-1.jsonl`), ctx.reference.decisions))
   await restarted

@@ -132,8 +132,9 @@ export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Reda
     )
   }
   const status = statusOf(err)
-  // 503: shards without a live copy (no_shard_available, unavailable_shards, a partial answer), a cluster without a master.
-  const hint = status === 503 ? ' (shards of the index have no live copy: a node down, the index red?)' : ''
+  // 503: shards without a live copy (no_shard_available, unavailable_shards, a partial answer), a
+  // cluster without a master; or a shard still recovering.
+  const hint = isShardsUnavailable(err) ? ' (shards of the index have no started copy: a node down or just back, the index red?)' : ''
   return new DedupError(
     'STORE_REQUEST_FAILED',
     `Elasticsearch ${ctx.action} on index \`${ctx.index}\` failed${status === undefined ? '' : ` with status ${status}`}${hint}; see \`cause\` for the server's reason.`,
@@ -190,9 +191,31 @@ export function shardsUnavailable(error: unknown): Error {
   return new PartialAnswerError('a search found shards without a live copy', error, error)
 }
 
-/** True when a node answered `err` with 503: shards without a live copy (a red index), or a partial answer refused. */
+/**
+ * True when a node answered `err` because shards of the index have no started copy: a 503 (no
+ * live copy: a red index), a partial answer refused, or a shard still recovering on a node just
+ * back (500, `illegal_index_shard_state_exception`). Worth waiting for the primaries.
+ */
 export function isShardsUnavailable(err: unknown): boolean {
-  return err instanceof PartialAnswerError || statusOf(answerOf(err)) === 503
+  const answer = answerOf(err)
+  return err instanceof PartialAnswerError || statusOf(answer) === 503 || errorTypesOf(answer).includes('illegal_index_shard_state_exception')
+}
+
+/** The error types of a client ResponseError's body: its own, its root causes' and its causes'. */
+function errorTypesOf(err: unknown): string[] {
+  type Body = { type?: unknown; root_cause?: Body[]; caused_by?: Body }
+  const top = (err as { meta?: { body?: { error?: Body } } } | null)?.meta?.body?.error
+  const out: string[] = []
+  const seen = new Set<Body>()
+  const todo: Body[] = top !== null && typeof top === 'object' ? [top] : []
+  while (todo.length > 0 && out.length < 32) {
+    const e = todo.pop()!
+    if (seen.has(e)) continue
+    seen.add(e)
+    if (typeof e.type === 'string') out.push(e.type)
+    for (const next of [...(Array.isArray(e.root_cause) ? e.root_cause : []), e.caused_by]) if (next !== null && typeof next === 'object') todo.push(next)
+  }
+  return out
 }
 
 /** True when `err` (or its cause) is a partial answer refused by wholeAnswer. */

@@ -143,7 +143,7 @@ describe('a red index while a node of the list is down', () => {
     const { index, drop } = await redIndex('red-report')
     try {
       const err: unknown = await createElasticsearchStore({ node: [...es.nodes, await downNode()], index, ensureIndex: 'none', retries: 0 }).catch((e: unknown) => e)
-      expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no live copy: a node down, the index red\?\)/) })
+      expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no started copy: a node down or just back, the index red\?\)/) })
     } finally {
       await drop()
     }

@@ -78,7 +78,7 @@ describe('withRetries and toStoreError on a red index with a node down', () => {
     const { err, waits } = await run([answered(503), refused(), refused()])
     expect(waits).toBe(1)
     const wrapped = wrap(err)
-    expect(wrapped).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no live copy: a node down, the index red\?\)/) })
+    expect(wrapped).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no started copy: a node down or just back, the index red\?\)/) })
     expect(exitCodeOf(wrapped)).toBe(1)
   })
 
@@ -89,6 +89,21 @@ describe('withRetries and toStoreError on a red index with a node down', () => {
     expect(wrapped.code).toBe('STORE_REQUEST_FAILED')
     expect(wrapped.cause).toBeInstanceOf(errors.ResponseError)
     expect((wrapped.cause as Error).message).toMatch(/search_phase_execution_exception/)
+  })
+
+  test('a shard still recovering on the node just back (500, illegal_index_shard_state_exception) is waited for like a 503', async () => {
+    // As the fault script met it: `_termvectors` routed to the restarted node's shard before it started.
+    const recovering = new errors.ResponseError(meta(500, {
+      error: { type: 'exception', reason: 'failed to execute term vector request', caused_by: { type: 'illegal_index_shard_state_exception', reason: 'CurrentState[RECOVERING] operations only allowed when shard state is one of [POST_RECOVERY, STARTED]' } },
+      status: 500,
+    }))
+    const { err, waits } = await run([recovering, recovering])
+    expect(waits).toBe(1)
+    expect(wrap(err)).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 500 \(shards of the index have no started copy/) })
+    // Any other 500 is retried after the back-off alone, and says nothing of shards.
+    const other = await run([answered(500), answered(500)])
+    expect(other.waits).toBe(0)
+    expect(wrap(other.err).message).not.toMatch(/started copy/)
   })
 
   test('every node down: no wait, STORE_UNAVAILABLE (exit 4) naming the nodes', async () => {
