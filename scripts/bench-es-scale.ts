@@ -5,9 +5,17 @@
  * matches (distance ≤ 3), lookup latency per batch and per document (p50 / p99), and end-to-end
  * `simdup index` throughput against the loaded index.
  *
- *   npx tsx scripts/bench-es-scale.ts --n 2000000 [--url http://127.0.0.1:9220]
+ *   npx tsx scripts/bench-es-scale.ts --n 2000000 [--url http://127.0.0.1:9220[,URL…]]
  *     [--schemes 4x16-m1,6x11-m3] [--queries 10000] [--batch 500] [--rounds 3] [--seed 1]
+ *     [--shards 1] [--replicas 0] [--checkpoints 2500000,5000000]
  *     [--e2e FILE] [--e2e-docs 20000] [--no-forcemerge] [--json FILE]
+ *
+ * `--checkpoints`: sizes below --n at which the load pauses and the lookups are measured (as
+ * loaded, without a force merge) before it goes on, so a run stopped early still gives figures and
+ * a long run gives the growth. The lookups at size n are records n..n+Q-1 and the truth is over
+ * records 0..n-1: each checkpoint measures what a run with `--n n` would. At --n the lookups are
+ * measured as loaded and again after a force merge to one segment per shard, then the e2e runs.
+ * Results are written to --json after each measurement.
  *
  * The records: fingerprints are drawn bit by bit with the per-bit bias of real SimHash fingerprints
  * (measured at start on the corpus, `.cache/corpus/docs.jsonl`: real fingerprints are far from
@@ -30,7 +38,8 @@
  * code, in a child process, `--workers 2`) into the loaded index with that scheme's flags, and into
  * an empty index, and docs/s of both are reported.
  *
- * Needs a running node (`ES_PORT=9220 ES_HEAP=2g npm run es:start`); indices are named
+ * Needs a running node (`ES_PORT=9220 ES_HEAP=2g npm run es:start`) or cluster
+ * (`ES_NODES=3 ES_PORT=9270 ES_HEAP=1g npm run es:start`, its URLs as --url); indices are named
  * simdup-bench-scale-<scheme>-<pid> and deleted at the end.
  */
 import { spawnSync } from 'node:child_process'
@@ -61,6 +70,9 @@ const { values } = parseArgs({
     'e2e-docs': { type: 'string', default: '20000' },
     'no-forcemerge': { type: 'boolean', default: false },
     'bulk-size': { type: 'string', default: '5000' },
+    shards: { type: 'string', default: '1' },
+    replicas: { type: 'string', default: '0' },
+    checkpoints: { type: 'string' },
     json: { type: 'string' },
     child: { type: 'string' },
   },
@@ -90,12 +102,20 @@ if (values.child !== undefined) {
   process.exit(0)
 }
 
+/** Sizes at which the load pauses to measure (the last is N): a partial run still gives figures and the growth. */
+const CHECKPOINTS = [...new Set([...(values.checkpoints ?? '').split(',').filter((c) => c !== '').map(Number), Number(values.n)])].sort((a, b) => a - b)
+if (CHECKPOINTS.some((c) => !Number.isInteger(c) || c < 1 || c > Number(values.n))) throw new Error(`--checkpoints takes sizes from 1 to --n, got ${values.checkpoints}`)
 const N = Number(values.n)
+const SHARDS = Number(values.shards)
+const REPLICAS = Number(values.replicas)
 const Q = Number(values.queries)
 const BATCH = Number(values.batch)
 const ROUNDS = Number(values.rounds)
 const BULK = Number(values['bulk-size'])
 const URL_ = values.url ?? process.env.ES_URL ?? 'http://127.0.0.1:9200'
+/** The first node's URL, for the plain HTTP calls (URL_ may list every node, comma-separated). */
+const FIRST_URL = URL_.split(',')[0]!.trim()
+const LAYOUT_FLAGS = ['--shards', String(SHARDS), '--replicas', String(REPLICAS)]
 const MAX_DISTANCE = 3
 const here = fileURLToPath(import.meta.url)
 const log = (line: string): void => console.error(line)
@@ -212,19 +232,19 @@ function recordAt(i: number, scheme: BlockScheme): FingerprintRecord {
 
 // ---------------------------------------------------------------- truth: records within k of each lookup
 
-/** Records 0..N-1 within MAX_DISTANCE of lookup record q, by a 4 × 16-bit pigeonhole index (exact). */
-function buildTruth(): number[][] {
+/** For lookups n..n+Q-1: the records 0..n-1 within MAX_DISTANCE, by a 4 × 16-bit pigeonhole index (exact). */
+function buildTruth(n: number): number[][] {
   const t0 = performance.now()
   // Postings per (block position, 16-bit value), as a counting-sorted array.
   const start = new Int32Array(4 * 65536 + 1)
   const blockOf = (i: number, p: number): number => (p < 2 ? (HI[i]! >>> (16 * (1 - p))) & 0xffff : (LO[i]! >>> (16 * (3 - p))) & 0xffff)
-  for (let i = 0; i < N; i++) for (let p = 0; p < 4; p++) start[p * 65536 + blockOf(i, p) + 1]!++
+  for (let i = 0; i < n; i++) for (let p = 0; p < 4; p++) start[p * 65536 + blockOf(i, p) + 1]!++
   for (let k = 1; k < start.length; k++) start[k]! += start[k - 1]!
   const fill = start.slice(0, -1)
-  const post = new Int32Array(4 * N)
-  for (let i = 0; i < N; i++) for (let p = 0; p < 4; p++) post[fill[p * 65536 + blockOf(i, p)]!++] = i
+  const post = new Int32Array(4 * n)
+  for (let i = 0; i < n; i++) for (let p = 0; p < 4; p++) post[fill[p * 65536 + blockOf(i, p)]!++] = i
   const truth: number[][] = []
-  for (let q = N; q < total; q++) {
+  for (let q = n; q < n + Q; q++) {
     const found = new Set<number>()
     for (let p = 0; p < 4; p++) {
       const key = p * 65536 + blockOf(q, p)
@@ -236,12 +256,12 @@ function buildTruth(): number[][] {
     truth.push([...found])
   }
   // The pigeonhole index against a plain scan, for the first lookups.
-  for (let q = N; q < Math.min(total, N + 200); q++) {
+  for (let q = n; q < Math.min(n + Q, n + 200); q++) {
     let brute = 0
-    for (let i = 0; i < N; i++) if (popcount32((HI[i]! ^ HI[q]!) >>> 0) + popcount32((LO[i]! ^ LO[q]!) >>> 0) <= MAX_DISTANCE) brute++
-    if (brute !== truth[q - N]!.length) throw new Error(`truth index disagrees with a scan at lookup ${q - N}: ${truth[q - N]!.length} vs ${brute}`)
+    for (let i = 0; i < n; i++) if (popcount32((HI[i]! ^ HI[q]!) >>> 0) + popcount32((LO[i]! ^ LO[q]!) >>> 0) <= MAX_DISTANCE) brute++
+    if (brute !== truth[q - n]!.length) throw new Error(`truth index disagrees with a scan at lookup ${q - n}: ${truth[q - n]!.length} vs ${brute}`)
   }
-  log(`truth: ${truth.reduce((s, t) => s + t.length, 0)} records within ${MAX_DISTANCE} of ${Q} lookups (${((performance.now() - t0) / 1000).toFixed(1)} s)`)
+  log(`truth at ${n}: ${truth.reduce((s, t) => s + t.length, 0)} records within ${MAX_DISTANCE} of ${Q} lookups (${((performance.now() - t0) / 1000).toFixed(1)} s)`)
   return truth
 }
 
@@ -265,46 +285,44 @@ interface Loaded {
   flags: string[]
   index: string
   store: ElasticsearchStore
+  /** Records 0..loadedTo-1 are in the index. */
+  loadedTo: number
   loadSeconds: number
-  size: { bytes: number; segments: number }
-  merged: { bytes: number; segments: number; seconds: number } | null
-  lookups: CandidateQuery[]
 }
 
 const opened: { store: ElasticsearchStore; index: string }[] = []
+const LOADING = { refresh_interval: '-1', translog: { durability: 'async' as const, sync_interval: '30s' } }
 
-async function load(name: string, scheme: BlockScheme, flags: string[]): Promise<Loaded> {
+async function open(name: string, scheme: BlockScheme, flags: string[]): Promise<Loaded> {
   const index = `simdup-bench-scale-${name}-${process.pid}`
-  const store = await createElasticsearchStore({ node: URL_, index, bulkSize: BULK, concurrency: 2, pendingTtlMs: 0, requestTimeoutMs: 600_000 })
+  const store = await createElasticsearchStore({
+    node: URL_, index, bulkSize: BULK, concurrency: 2, pendingTtlMs: 0, requestTimeoutMs: 600_000, shards: SHARDS, replicas: REPLICAS,
+  })
   opened.push({ store, index })
-  await store.client.indices.putSettings({ index, settings: { index: { refresh_interval: '-1', translog: { durability: 'async', sync_interval: '30s' } } } })
+  await store.client.indices.putSettings({ index, settings: { index: LOADING } })
+  return { name, scheme, flags: [...flags, ...LAYOUT_FLAGS], index, store, loadedTo: 0, loadSeconds: 0 }
+}
+
+/** Loads records l.loadedTo..to-1 (refresh off, async translog while loading). */
+async function loadTo(l: Loaded, to: number): Promise<void> {
+  await l.store.client.indices.putSettings({ index: l.index, settings: { index: LOADING } })
   const t0 = performance.now()
+  const first = l.loadedTo
   const CHUNK = BULK * 4
-  for (let from = 0; from < N; from += CHUNK) {
+  for (let from = first; from < to; from += CHUNK) {
     const records: FingerprintRecord[] = []
-    for (let i = from; i < Math.min(N, from + CHUNK); i++) records.push(recordAt(i, scheme))
-    const result = await store.put(records)
+    for (let i = from; i < Math.min(to, from + CHUNK); i++) records.push(recordAt(i, l.scheme))
+    const result = await l.store.put(records)
     if (result.failed.length > 0) throw new Error(`${result.failed.length} records failed, first: ${result.failed[0]!.error.message}`)
-    if ((from / CHUNK) % 25 === 0) log(`  ${name}: ${from + records.length} / ${N} loaded (${Math.round((from + records.length) / ((performance.now() - t0) / 1000))} docs/s, load average ${loadAvg()})`)
+    l.loadedTo = from + records.length
+    if (((from - first) / CHUNK) % 25 === 0) {
+      log(`  ${l.name}: ${l.loadedTo} / ${N} loaded (${Math.round((l.loadedTo - first) / ((performance.now() - t0) / 1000))} docs/s since ${first}, load average ${loadAvg()}, ${new Date().toISOString().slice(11, 19)} UTC)`)
+    }
   }
-  const loadSeconds = (performance.now() - t0) / 1000
-  await store.client.indices.putSettings({ index, settings: { index: { refresh_interval: '1s', translog: { durability: 'request' } } } })
-  await store.refresh()
-  await store.client.indices.flush({ index })
-  const size = await storeBytes(store, index)
-  let merged: Loaded['merged'] = null
-  if (!values['no-forcemerge']) {
-    const m0 = performance.now()
-    await store.client.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: 1_800_000 })
-    merged = { ...(await storeBytes(store, index)), seconds: (performance.now() - m0) / 1000 }
-  }
-  log(`  ${name}: ${N} loaded in ${loadSeconds.toFixed(0)} s (${Math.round(N / loadSeconds)} docs/s), ${(size.bytes / N).toFixed(0)} B/doc in ${size.segments} segments${merged === null ? '' : `, ${(merged.bytes / N).toFixed(0)} B/doc merged`}`)
-  const lookups: CandidateQuery[] = []
-  for (let q = N; q < total; q++) {
-    const fingerprint = { hi: HI[q]!, lo: LO[q]! }
-    lookups.push({ fingerprint, blocks: fingerprintBlocks(fingerprint, scheme), minMatch: scheme.minMatch, maxDistance: MAX_DISTANCE })
-  }
-  return { name, scheme, flags, index, store, loadSeconds, size, merged, lookups }
+  l.loadSeconds += (performance.now() - t0) / 1000
+  await l.store.client.indices.putSettings({ index: l.index, settings: { index: { refresh_interval: '1s', translog: { durability: 'request' } } } })
+  await l.store.refresh()
+  await l.store.client.indices.flush({ index: l.index })
 }
 
 function e2e(index: string, flags: string[], file: string, docs: number): { docs: number; seconds: number; docsPerSecond: number } {
@@ -318,83 +336,131 @@ function e2e(index: string, flags: string[], file: string, docs: number): { docs
   return JSON.parse(line.slice('@@RESULT '.length)) as { docs: number; seconds: number; docsPerSecond: number }
 }
 
-const results: Record<string, unknown>[] = []
-const e2eFile = values.e2e ?? join(os.tmpdir(), 'simdup-bench-stream-100000-1.jsonl')
-const e2eDocs = Number(values['e2e-docs'])
-try {
-  const truth = buildTruth()
-  const trueCount = truth.map((t) => t.length)
-  const loaded: Loaded[] = []
-  for (const s of schemes) {
-    log(`scheme ${s.name}: ${s.scheme.blocks} blocks, ${s.scheme.minMatch} must match; ${N} records; load average ${loadAvg()} on ${os.availableParallelism()} cores`)
-    loaded.push(await load(s.name, s.scheme, s.flags))
-  }
+/** Lookups n..n+Q-1 against every loaded index, the schemes' batches alternated; one answer list per scheme (round 0). */
+async function lookUp(loaded: Loaded[], n: number): Promise<{ batchMs: Map<string, number[]>; answers: Map<string, number[][]> }> {
   const batchMs = new Map<string, number[]>(loaded.map((l) => [l.name, []]))
   const answers = new Map<string, number[][]>(loaded.map((l) => [l.name, []]))
+  const queries = new Map<string, CandidateQuery[]>()
+  for (const l of loaded) {
+    const list: CandidateQuery[] = []
+    for (let q = n; q < n + Q; q++) {
+      const fingerprint = { hi: HI[q]!, lo: LO[q]! }
+      list.push({ fingerprint, blocks: fingerprintBlocks(fingerprint, l.scheme), minMatch: l.scheme.minMatch, maxDistance: MAX_DISTANCE })
+    }
+    queries.set(l.name, list)
+  }
   const loadBefore = loadAvg()
-  for (const l of loaded) await l.store.candidates(l.lookups.slice(0, BATCH)) // warm-up
+  for (const l of loaded) await l.store.candidates(queries.get(l.name)!.slice(0, BATCH)) // warm-up
   for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < Q; i += BATCH) {
       for (const l of r % 2 === 0 ? loaded : [...loaded].reverse()) {
         const t = performance.now()
-        const got = await l.store.candidates(l.lookups.slice(i, i + BATCH))
+        const got = await l.store.candidates(queries.get(l.name)!.slice(i, i + BATCH))
         batchMs.get(l.name)!.push(performance.now() - t)
         if (r === 0) answers.get(l.name)!.push(...got.map((a) => a.map((rec) => Number(rec.id.slice(1)))))
       }
     }
   }
-  log(`lookups: ${ROUNDS} rounds of ${Q} in batches of ${BATCH}; load average ${loadBefore} → ${loadAvg()}`)
-  const baseline = existsSync(e2eFile) && loaded.length > 0 ? e2e(`simdup-bench-scale-empty-${process.pid}`, loaded[0]!.flags, e2eFile, e2eDocs) : null
-  if (baseline !== null) log(`e2e into an empty index (${loaded[0]!.name}): ${Math.round(baseline.docsPerSecond)} docs/s`)
-  for (const l of loaded) {
-    const got = answers.get(l.name)!
-    const cand = Float64Array.from(got, (a) => a.length).sort()
-    let recalled = 0
-    let trueTotal = 0
-    const falses: number[] = []
-    got.forEach((a, qi) => {
-      const want = new Set(truth[qi]!)
-      trueTotal += want.size
-      let f = 0
-      for (const id of a) {
-        if (want.has(id)) recalled++
-        else f++
-      }
-      falses.push(f)
-    })
-    const falseSorted = Float64Array.from(falses).sort()
-    const fetched = cand.reduce((s, x) => s + x, 0)
-    const lat = Float64Array.from(batchMs.get(l.name)!).sort()
-    const perDoc = Float64Array.from(lat, (x) => x / BATCH)
-    const run = existsSync(e2eFile) ? e2e(l.index, l.flags, e2eFile, e2eDocs) : null
-    if (run !== null) log(`e2e into the loaded ${l.name} index: ${Math.round(run.docsPerSecond)} docs/s`)
-    const result = {
-      scheme: l.name,
-      docs: N,
-      loadDocsPerSecond: Math.round(N / l.loadSeconds),
-      bytesPerDoc: round(l.size.bytes / N, 1),
-      segments: l.size.segments,
-      mergedBytesPerDoc: l.merged === null ? null : round(l.merged.bytes / N, 1),
-      lookups: Q,
-      candidates: { mean: round(fetched / Q), p50: quantile(cand, 0.5), p99: quantile(cand, 0.99), max: cand[cand.length - 1] },
-      trueMatches: { mean: round(trueTotal / Q), p99: quantile(Float64Array.from(trueCount).sort(), 0.99) },
-      beyondK: { mean: round(falses.reduce((s, x) => s + x, 0) / Q), p50: quantile(falseSorted, 0.5), p99: quantile(falseSorted, 0.99) },
-      candidatesPerTrueMatch: round(fetched / Math.max(1, trueTotal)),
-      recall: trueTotal === 0 ? 1 : recalled / trueTotal,
-      batchMs: { p50: round(quantile(lat, 0.5), 1), p99: round(quantile(lat, 0.99), 1), batches: lat.length },
-      perDocMs: { p50: round(quantile(perDoc, 0.5), 3), p99: round(quantile(perDoc, 0.99), 3) },
-      e2eDocsPerSecond: run === null ? null : Math.round(run.docsPerSecond),
-      e2eEmptyDocsPerSecond: baseline === null ? null : Math.round(baseline.docsPerSecond),
+  log(`lookups at ${n}: ${ROUNDS} rounds of ${Q} in batches of ${BATCH}; load average ${loadBefore} → ${loadAvg()}`)
+  return { batchMs, answers }
+}
+
+const results: Record<string, unknown>[] = []
+const e2eFile = values.e2e ?? join(os.tmpdir(), 'simdup-bench-stream-100000-1.jsonl')
+const e2eDocs = Number(values['e2e-docs'])
+const writeJson = (): void => {
+  if (values.json !== undefined) {
+    writeFileSync(values.json, JSON.stringify({ n: N, checkpoints: CHECKPOINTS, shards: SHARDS, replicas: REPLICAS, queries: Q, batch: BATCH, rounds: ROUNDS, seed: Number(values.seed), bias: Array.from(bias), results }, null, 2))
+  }
+}
+try {
+  const loaded: Loaded[] = []
+  for (const s of schemes) loaded.push(await open(s.name, s.scheme, s.flags))
+  log(`${schemes.map((s) => s.name).join(', ')} into ${SHARDS} shard(s), ${REPLICAS} replica(s) on ${URL_}; checkpoints ${CHECKPOINTS.join(', ')}; load average ${loadAvg()} on ${os.availableParallelism()} cores`)
+  for (const n of CHECKPOINTS) {
+    const final = n === N
+    for (const l of loaded) await loadTo(l, n)
+    const sizes = new Map<string, { bytes: number; segments: number }>()
+    for (const l of loaded) {
+      sizes.set(l.name, await storeBytes(l.store, l.index))
+      log(`  ${l.name}: ${n} loaded in ${l.loadSeconds.toFixed(0)} s (${Math.round(n / l.loadSeconds)} docs/s), ${(sizes.get(l.name)!.bytes / n).toFixed(0)} B/doc in ${sizes.get(l.name)!.segments} segments`)
     }
-    log(`  ${JSON.stringify(result)}`)
-    results.push(result)
+    const truth = buildTruth(n)
+    const trueCount = truth.map((t) => t.length)
+    // Every checkpoint is measured as loaded (many segments); the last one also after a force merge
+    // to one segment per shard, as the rows measured before.
+    const passes: boolean[] = final && !values['no-forcemerge'] ? [false, true] : [false]
+    for (const mergedPass of passes) {
+      const merged = new Map<string, { bytes: number; segments: number; seconds: number }>()
+      if (mergedPass) {
+        for (const l of loaded) {
+          const m0 = performance.now()
+          await l.store.client.indices.forcemerge({ index: l.index, max_num_segments: 1 }, { requestTimeout: 3_600_000 })
+          merged.set(l.name, { ...(await storeBytes(l.store, l.index)), seconds: (performance.now() - m0) / 1000 })
+          log(`  ${l.name}: force merge ${merged.get(l.name)!.seconds.toFixed(0)} s, ${(merged.get(l.name)!.bytes / n).toFixed(0)} B/doc`)
+        }
+      }
+      const { batchMs, answers } = await lookUp(loaded, n)
+      const runE2e = final && mergedPass === passes[passes.length - 1]
+      const baseline = runE2e && existsSync(e2eFile) && loaded.length > 0 ? e2e(`simdup-bench-scale-empty-${process.pid}`, loaded[0]!.flags, e2eFile, e2eDocs) : null
+      if (baseline !== null) log(`e2e into an empty index (${loaded[0]!.name}): ${Math.round(baseline.docsPerSecond)} docs/s`)
+      for (const l of loaded) {
+        const got = answers.get(l.name)!
+        const cand = Float64Array.from(got, (a) => a.length).sort()
+        let recalled = 0
+        let trueTotal = 0
+        const falses: number[] = []
+        got.forEach((a, qi) => {
+          const want = new Set(truth[qi]!)
+          trueTotal += want.size
+          let f = 0
+          for (const id of a) {
+            if (want.has(id)) recalled++
+            else f++
+          }
+          falses.push(f)
+        })
+        const falseSorted = Float64Array.from(falses).sort()
+        const fetched = cand.reduce((s, x) => s + x, 0)
+        const lat = Float64Array.from(batchMs.get(l.name)!).sort()
+        const perDoc = Float64Array.from(lat, (x) => x / BATCH)
+        const run = runE2e && existsSync(e2eFile) ? e2e(l.index, l.flags, e2eFile, e2eDocs) : null
+        if (run !== null) log(`e2e into the loaded ${l.name} index: ${Math.round(run.docsPerSecond)} docs/s`)
+        const size = sizes.get(l.name)!
+        const m = merged.get(l.name)
+        const result = {
+          scheme: l.name,
+          docs: n,
+          forceMerged: mergedPass,
+          loadDocsPerSecond: Math.round(n / l.loadSeconds),
+          bytesPerDoc: round(size.bytes / n, 1),
+          segments: size.segments,
+          mergedBytesPerDoc: m === undefined ? null : round(m.bytes / n, 1),
+          mergeSeconds: m === undefined ? null : Math.round(m.seconds),
+          lookups: Q,
+          candidates: { mean: round(fetched / Q), p50: quantile(cand, 0.5), p99: quantile(cand, 0.99), max: cand[cand.length - 1] },
+          trueMatches: { mean: round(trueTotal / Q), p99: quantile(Float64Array.from(trueCount).sort(), 0.99) },
+          beyondK: { mean: round(falses.reduce((s, x) => s + x, 0) / Q), p50: quantile(falseSorted, 0.5), p99: quantile(falseSorted, 0.99) },
+          candidatesPerTrueMatch: round(fetched / Math.max(1, trueTotal)),
+          recall: trueTotal === 0 ? 1 : recalled / trueTotal,
+          batchMs: { p50: round(quantile(lat, 0.5), 1), p99: round(quantile(lat, 0.99), 1), batches: lat.length },
+          perDocMs: { p50: round(quantile(perDoc, 0.5), 3), p99: round(quantile(perDoc, 0.99), 3) },
+          e2eDocsPerSecond: run === null ? null : Math.round(run.docsPerSecond),
+          e2eEmptyDocsPerSecond: baseline === null ? null : Math.round(baseline.docsPerSecond),
+          loadAverage: loadAvg(),
+        }
+        log(`  ${JSON.stringify(result)}`)
+        results.push(result)
+        writeJson()
+      }
+    }
   }
 } finally {
   for (const { store, index } of opened) {
     await store.client.indices.delete({ index }, { ignore: [404] }).catch(() => undefined)
     await store.close()
   }
-  await fetch(`${URL_}/simdup-bench-scale-empty-${process.pid}`, { method: 'DELETE' }).catch(() => undefined)
+  await fetch(`${FIRST_URL}/simdup-bench-scale-empty-${process.pid}`, { method: 'DELETE' }).catch(() => undefined)
 }
 
 console.log(`| scheme | docs | B/doc (merged) | candidates / lookup mean · p50 · p99 | true / lookup | beyond k mean · p99 | cand. / true | recall | batch of ${BATCH} p50 / p99 ms | per doc p50 / p99 ms | simdup index docs/s (empty index) |`)
@@ -406,7 +472,7 @@ for (const r of results) {
   const l = r.batchMs as { p50: number; p99: number }
   const d = r.perDocMs as { p50: number; p99: number }
   console.log(
-    `| ${String(r.scheme)} | ${String(r.docs)} | ${String(r.bytesPerDoc)} (${String(r.mergedBytesPerDoc ?? '–')}) | ${c.mean} · ${c.p50} · ${c.p99} | ${t.mean} | ${b.mean} · ${b.p99} | ${String(r.candidatesPerTrueMatch)} | ${(Number(r.recall) * 100).toFixed(2)} % | ${l.p50} / ${l.p99} | ${d.p50} / ${d.p99} | ${String(r.e2eDocsPerSecond ?? '–')} (${String(r.e2eEmptyDocsPerSecond ?? '–')}) |`,
+    `| ${String(r.scheme)} | ${String(r.docs)}${r.forceMerged === true ? ' (merged)' : ''} | ${String(r.bytesPerDoc)} (${String(r.mergedBytesPerDoc ?? '–')}) | ${c.mean} · ${c.p50} · ${c.p99} | ${t.mean} | ${b.mean} · ${b.p99} | ${String(r.candidatesPerTrueMatch)} | ${(Number(r.recall) * 100).toFixed(2)} % | ${l.p50} / ${l.p99} | ${d.p50} / ${d.p99} | ${String(r.e2eDocsPerSecond ?? '–')} (${String(r.e2eEmptyDocsPerSecond ?? '–')}) |`,
   )
 }
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n: N, queries: Q, batch: BATCH, rounds: ROUNDS, seed: Number(values.seed), bias: Array.from(bias), results }, null, 2))
+writeJson()

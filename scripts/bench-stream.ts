@@ -22,7 +22,7 @@
  * index `simdup-bench-stream-<pid>` that is deleted afterwards. Reported per run: wall time and
  * docs/s of the whole job (startup included), docs/s of the first and the last 10 % of the
  * documents (from the first decided batch on), candidates per lookup (mean, p50, p99, max: every
- * lookup), log reads and milliseconds of store lookups per document in those segments, and verified
+ * document, over all its lookups: the embedded store is asked for band terms apart), log reads and milliseconds of store lookups per document in those segments, and verified
  * matches per lookup (candidates `matchCandidate` accepts; every `--sample`-th
  * lookup), candidates sharing no key and farther than k (`beyondK`: on the embedded store, the band
  * route's own), duplicates found (and by the MinHash rule), peak RSS.
@@ -36,6 +36,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Rng } from './eval/prng.js'
+import type { FingerprintRecord } from '../src/types.js'
 
 const { values } = parseArgs({
   options: {
@@ -264,6 +265,8 @@ async function runChild(c: RunConfig): Promise<void> {
   const summary = (size: number, wall: number): RunResult =>
     summarize(c, { marks, candidates, beyondK, verified, lookups, decided, duplicates, minhashDuplicates }, size, wall)
   const wrapped = new WeakSet<object>()
+  /** Candidates of each document of the batch being decided, by id. */
+  const found = new Map<string, FingerprintRecord[]>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
     if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, hits: 0, lookupMs: 0 })
@@ -273,34 +276,42 @@ async function runChild(c: RunConfig): Promise<void> {
     if (!wrapped.has(store)) {
       wrapped.add(store)
       const original = store.candidates.bind(store)
-      let current: typeof docs = []
       store.candidates = async (queries) => {
         const t = clock()
         const answers = await original(queries)
         lookupMs += clock() - t
+        // A document may be looked up more than once (its band terms apart, see
+        // `CandidateBounds.blockRoute`): its candidates are the union, counted once it is decided.
         answers.forEach((answer, i) => {
-          const at = lookups++
-          if (at < candidates.length) candidates[at] = answer.length
-          // Beyond k: candidates sharing no key and farther than k (the embedded store's block route
-          // drops those, so there they are the band route's; Elasticsearch also returns block-route ones).
-          const d = current[i]
-          if (d === undefined) return
-          let b = 0
-          let v = 0
-          const keyed = candidateQuery(d, { ...o, minhash: false })
-          for (const r of answer) {
-            if (!matchesOtherRoute(r, keyed)) b++
-            if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
-          }
-          if (at < beyondK.length) beyondK[at] = b
-          if (at % c.sample === 0) verified.push(v)
+          const id = queries[i]!.excludeId
+          if (id === undefined) return
+          const earlier = found.get(id)
+          if (earlier === undefined) found.set(id, answer)
+          else found.set(id, [...earlier, ...answer.filter((r) => !earlier.some((e) => e.id === r.id))])
         })
         return answers
       }
-      ;(store as unknown as { _setDocs: (d: typeof docs) => void })._setDocs = (d) => (current = d)
     }
-    ;(store as unknown as { _setDocs: (d: typeof docs) => void })._setDocs(docs)
+    found.clear()
     const out = await decide.call(this, items)
+    const keyedOptions = { ...o, minhash: false }
+    for (const d of docs) {
+      const answer = found.get(d.id)
+      if (answer === undefined) continue
+      const at = lookups++
+      if (at < candidates.length) candidates[at] = answer.length
+      // Beyond k: candidates sharing no key and farther than k (the embedded store's block route
+      // drops those, so there they are the band route's; Elasticsearch also returns block-route ones).
+      let b = 0
+      let v = 0
+      const keyed = candidateQuery(d, keyedOptions)
+      for (const r of answer) {
+        if (!matchesOtherRoute(r, keyed)) b++
+        if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
+      }
+      if (at < beyondK.length) beyondK[at] = b
+      if (at % c.sample === 0) verified.push(v)
+    }
     for (const d of out) {
       if (d.status !== 'duplicate') continue
       duplicates++
@@ -378,6 +389,13 @@ function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunRe
   }
 }
 
+/** Bits set in a 32-bit word. */
+function pop(x: number): number {
+  x -= (x >>> 1) & 0x55555555
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
+}
+
 /** Whether record `r` answers query `q` by a key or by the block route (within k). */
 function matchesOtherRoute(
   r: { contentHash: string; urlHash: string | null; titleHash: string | null; fingerprint: { hi: number; lo: number } },
@@ -386,11 +404,6 @@ function matchesOtherRoute(
   if (q.contentHash != null && q.contentHash === r.contentHash) return true
   if (q.urlHash != null && q.urlHash === r.urlHash) return true
   if (q.titleHash != null && q.titleHash === r.titleHash) return true
-  const pop = (x: number): number => {
-    x -= (x >>> 1) & 0x55555555
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-    return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
-  }
   return pop((r.fingerprint.hi ^ q.fingerprint.hi) >>> 0) + pop((r.fingerprint.lo ^ q.fingerprint.lo) >>> 0) <= q.maxDistance
 }
 

@@ -86,6 +86,11 @@ export interface CandidateQuery {
    * for maintenance passes (reconcile) that pick the newest by `seq` themselves. @default false
    */
   allBands?: boolean
+  /**
+   * Ids whose records the caller already holds (from an earlier lookup of this document): a store
+   * may leave them out of the answer. They still count towards every bound, as if returned.
+   */
+  known?: readonly string[]
 }
 
 export interface PutResult {

@@ -11,42 +11,62 @@ import { compareOrder } from './match.js'
  * blocks, when it is within `maxDistance`. The store applies the same bounds to what it holds, so
  * the union contains every record these rules keep, and the result does not depend on which
  * records happened to be in the batch (a re-run with other batch sizes decides the same).
+ * Called for every document decided: plain loops, no closure or list per key.
  */
 export function boundCandidates(q: CandidateQuery, records: readonly FingerprintRecord[], bounds: CandidateBounds): Set<FingerprintRecord> {
   const keep = new Set<FingerprintRecord>()
-  const eligible = records.filter(
-    (r) => r.id !== q.excludeId && (q.since === undefined || r.indexedAt >= q.since) && (q.maxSeq === undefined || (r.seq ?? Number.POSITIVE_INFINITY) <= q.maxSeq),
-  )
-  if (eligible.length === 0) return keep
-  const newestFirst = (a: FingerprintRecord, b: FingerprintRecord): number => compareOrder(b, a)
-  const takeNewest = (list: FingerprintRecord[], n: number): void => {
-    if (list.length > n) list.sort(newestFirst)
-    for (let i = 0; i < list.length && i < n; i++) keep.add(list[i]!)
+  const eligible: FingerprintRecord[] = []
+  for (const r of records) {
+    if (r.id !== q.excludeId && (q.since === undefined || r.indexedAt >= q.since) && (q.maxSeq === undefined || (r.seq ?? Number.POSITIVE_INFINITY) <= q.maxSeq)) eligible.push(r)
   }
-  for (const key of ['contentHash', 'urlHash', 'titleHash'] as const) {
+  if (eligible.length === 0) return keep
+  for (const key of KEYS) {
     const value = q[key]
     if (value === null || value === undefined) continue
-    takeNewest(eligible.filter((r) => r[key] === value), bounds.perKey)
+    let list: FingerprintRecord[] | null = null
+    for (const r of eligible) if (r[key] === value) (list ??= []).push(r)
+    if (list !== null) takeNewest(list, bounds.perKey, keep)
   }
-  const blocks = new Set(q.blocks)
+  // Within the distance first (two popcounts), then the shared blocks (each of the record's
+  // blocks found among the query's, as a set would); adding a kept record again changes nothing.
+  const blocks = q.blocks
   for (const r of eligible) {
-    if (keep.has(r)) continue
+    if (hamming(r.fingerprint, q.fingerprint) > q.maxDistance) continue
     let shared = 0
-    for (const b of r.blocks) if (blocks.has(b)) shared++
-    if (shared >= q.minMatch && hamming(r.fingerprint, q.fingerprint) <= q.maxDistance) keep.add(r)
+    for (const b of r.blocks) if (blocks.includes(b)) shared++
+    if (shared >= q.minMatch) keep.add(r)
   }
-  if (q.bands === undefined || q.bands.length === 0) return keep
-  // The records of each of the query's band terms, in one pass over the records' own terms.
-  const byTerm = new Map<string, FingerprintRecord[]>()
-  for (const term of q.bands) byTerm.set(term, [])
+  const terms = q.bands
+  if (terms === undefined || terms.length === 0) return keep
+  // The records of each of the query's band terms, in one pass over the records' own terms. A
+  // term is looked up at its own position first (the analyzer's terms are position-tagged).
+  // A term the query lists twice has one list, at its first place.
+  const first = terms.map((t) => terms.indexOf(t))
+  const lists: (FingerprintRecord[] | null)[] = new Array<FingerprintRecord[] | null>(terms.length).fill(null)
   for (const r of eligible) {
-    if (r.bands === undefined) continue
-    for (const term of r.bands) {
-      const list = byTerm.get(term)
+    const own = r.bands
+    if (own === undefined) continue
+    for (let i = 0; i < own.length; i++) {
+      const term = own[i]!
+      const j = terms[i] === term ? i : terms.indexOf(term)
+      if (j < 0) continue
+      const list = (lists[first[j]!] ??= [])
       // A record listing a term twice counts once.
-      if (list !== undefined && list[list.length - 1] !== r) list.push(r)
+      if (list[list.length - 1] !== r) list.push(r)
     }
   }
-  for (const list of byTerm.values()) takeNewest(list, bounds.perBand)
+  for (const list of lists) if (list !== null) takeNewest(list, bounds.perBand, keep)
   return keep
+}
+
+const KEYS = ['contentHash', 'urlHash', 'titleHash'] as const
+
+/** Adds the newest `n` of `list` (first-insertion order) to `keep`. */
+function takeNewest(list: FingerprintRecord[], n: number, keep: Set<FingerprintRecord>): void {
+  if (list.length > n) list.sort(newestFirst)
+  for (let i = 0; i < list.length && i < n; i++) keep.add(list[i]!)
+}
+
+function newestFirst(a: FingerprintRecord, b: FingerprintRecord): number {
+  return compareOrder(b, a)
 }

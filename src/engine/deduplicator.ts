@@ -1,7 +1,9 @@
-import type { Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, isEarlier, previousVersion, type Match } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, isEarlier, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
+import { hamming } from '../fingerprint/hamming.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -91,9 +93,26 @@ export class Deduplicator {
     // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
     const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
     const queries = effective.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
-    const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries)
-
     const bounds = o.store.candidateBounds
+    // A store that can answer band terms alone is asked for them only where they may matter
+    // (`bandsMayMatter`): the band route's reads and records are most of the MinHash route's cost.
+    const split = bounds.blockRoute !== undefined
+    const first = (q: CandidateQuery): CandidateQuery => (split ? withoutBands(q) : q)
+    const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries.map(first))
+    // Whether a document's band records are in `fromStore` (or it has none to ask). Those whose
+    // stored candidates cannot outrank the MinHash rule are asked in one lookup for the batch
+    // (records shared by several answers read once); the rest only if the decision needs them.
+    const banded = queries.map((q) => !split || q.bands === undefined)
+    if (split) {
+      const ask: number[] = []
+      for (let i = 0; i < docs.length; i++) if (!banded[i] && !mayOutrankMinhash(effective[i]!, fromStore[i]!, o)) ask.push(i)
+      const answers = ask.length === 0 ? [] : await o.store.candidates(ask.map((i) => bandQuery(queries[i]!, fromStore[i]!, bounds)))
+      ask.forEach((i, k) => {
+        fromStore[i] = withBandRecords(fromStore[i]!, answers[k] ?? [], bounds)
+        banded[i] = true
+      })
+    }
+
     const batchIds = new Set<string>()
     const batch = new BatchIndex(o)
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
@@ -110,28 +129,30 @@ export class Deduplicator {
         if (next !== d) {
           d = next
           queries[i] = { ...candidateQuery(d, o, since), maxSeq: seqs[i]! }
-          fromStore[i] = (await o.store.candidates([queries[i]!]))[0] ?? []
+          fromStore[i] = (await o.store.candidates([first(queries[i]!)]))[0] ?? []
+          banded[i] = !split || queries[i]!.bands === undefined
         }
       }
       effectiveOf.set(original, d)
       const subject = { ...d, seq: seqs[i]! }
+      const q = queries[i]!
+      const earlier = batch.candidates(d)
       // Writers that ran at once hand out equal seqs (order is then by id): a record of d's seq
       // first indexed after d can hold a slot of a band term's newest `maxPerBand` that one
       // sequential run gives an earlier record. Then (rare: only after concurrent writers) every
-      // band match is asked for and bounded below among the earlier records, as reconcile does.
-      let found = fromStore[i] ?? []
-      if (found.some((r) => r.seq === subject.seq && r.id > subject.id)) found = (await o.store.candidates([{ ...queries[i]!, allBands: true }]))[0] ?? []
-      // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
-      const stored = found.filter((r) => !batchIds.has(r.id))
-      const earlier = batch.candidates(d)
-      // The store's bounds over both lists at once, so the decision does not depend on the batch;
-      // over the records first indexed before d only (bestMatch skips the others anyway).
-      const keep = boundCandidates(queries[i]!, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds)
-      // Stored candidates, then the earlier documents of the batch that can match (bestMatch
-      // skips d's own id and whatever was first indexed after d); on a tie the stored one wins.
-      let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
-      const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
-      if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
+      // band match is asked for and bounded among the earlier records (`choose`), as reconcile does.
+      let whole = banded[i]!
+      const untied = async (list: FingerprintRecord[]): Promise<FingerprintRecord[]> => {
+        if (!list.some((r) => r.seq === subject.seq && r.id > subject.id)) return list
+        whole = true
+        return (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? []
+      }
+      let found = await untied(fromStore[i] ?? [])
+      let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
+      if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
+        found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds)]))[0] ?? [], bounds))
+        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
+      }
       // Same URL as the last record of that URL first indexed before d, other content: a new
       // version of it (first-insertion order, so a re-run gives the same answer).
       const previous = previousVersion(subject, keep, o)
@@ -263,6 +284,99 @@ interface Filtered {
   lines: TextLines
   kept: string | null
   doc?: PreparedDocument
+}
+
+/**
+ * The candidates a decision may use (`boundCandidates` over the stored and in-batch ones) and
+ * the best verified match among them: stored candidates first, then the earlier documents of
+ * the batch (bestMatch skips d's own id and whatever was first indexed after d); on a tie the
+ * stored one wins.
+ */
+function choose(
+  subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
+  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
+): { keep: Set<FingerprintRecord>; match: Match | null } {
+  // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
+  const stored = found.filter((r) => !batchIds.has(r.id))
+  // The store's bounds over both lists at once, so the decision does not depend on the batch;
+  // over the records first indexed before the document only (bestMatch skips the others anyway).
+  const keep = boundCandidates(q, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds)
+  let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
+  const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
+  if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
+  return { keep, match }
+}
+
+/** The query without its band terms (the first lookup of a store with `CandidateBounds.blockRoute`). */
+function withoutBands(q: CandidateQuery): CandidateQuery {
+  const { bands: _bands, ...out } = q
+  return out
+}
+
+/**
+ * The lookup that adds the band route's records to `found` (the answer to the query without
+ * band terms): the band terms alone, no keys, no blocks, the records of `found` known (see
+ * `CandidateBounds.blockRoute`). When the block route may have been cut at `blockRoute` records,
+ * the whole query instead: the rows it cut count as met for the band route of a whole query
+ * (never returned by it), which naming the rows returned cannot say.
+ */
+function bandQuery(q: CandidateQuery, found: readonly FingerprintRecord[], bounds: CandidateBounds): CandidateQuery {
+  if (found.length >= bounds.blockRoute!) return q
+  return { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null, known: found.map((r) => r.id) }
+}
+
+/** `found` with the answer to `bandQuery(q, found)`: its records not already in `found` (one record per id), or that answer alone when it was the whole query. */
+function withBandRecords(found: FingerprintRecord[], banded: FingerprintRecord[], bounds: CandidateBounds): FingerprintRecord[] {
+  if (found.length >= bounds.blockRoute!) return banded
+  if (banded.length === 0) return found
+  const ids = new Set(found.map((r) => r.id))
+  return [...found, ...banded.filter((r) => !ids.has(r.id))]
+}
+
+/**
+ * Whether any candidate could give a match that outranks the MinHash rule (`outranksMinhash`):
+ * one sharing d's content or URL key, or within the distance. When no stored one does, the band
+ * terms are looked up with the batch's.
+ */
+function mayOutrankMinhash(d: PreparedDocument, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
+  for (const c of candidates) {
+    if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
+  }
+  return false
+}
+
+/**
+ * Whether the records the band route would add to `found` (a lookup without band terms) could
+ * change d's decision; when not, they are never read. They cannot when the best match without
+ * them outranks every MinHash-rule match (`outranksMinhash`) and no record the band route alone
+ * brings can match d by a better rule or change what the bounds keep of those that can:
+ * - equal content means equal fingerprints (one analyzer version), and every record within
+ *   `maxDistance` is a block-route candidate already, unless the block route was cut at
+ *   `blockRoute` records;
+ * - every record sharing d's URL (title) key came through the key route: it returned fewer than
+ *   `perKey`, and the bounds keep all of them, stored and in-batch (at most `perKey`), with or
+ *   without the band records (whose per-term bound could otherwise keep one more or one fewer).
+ * Such a best match then stays the best over the larger set, and `previousVersion` sees the
+ * same records of d's URL.
+ */
+function bandsMayMatter(
+  d: MatchSubject, match: Match | null, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
+  bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
+): boolean {
+  if (match === null || !outranksMinhash(match) || found.length >= bounds.blockRoute!) return true
+  const keys: ('urlHash' | 'titleHash')[] = []
+  if (o.layers.url && d.urlHash !== null) keys.push('urlHash')
+  if (o.layers.title && d.titleHash !== null) keys.push('titleHash')
+  for (const key of keys) {
+    const value = d[key]
+    let stored = 0
+    for (const r of found) if (r[key] === value) stored++
+    if (stored >= bounds.perKey) return true
+    let all = stored
+    for (const r of earlier) if (r[key] === value) all++
+    if (all > bounds.perKey) return true
+  }
+  return false
 }
 
 /** Items prepared between two yields of `prepareBatch` (tens of milliseconds of work). */

@@ -159,6 +159,16 @@ function rank(m: Match): number {
 /** The smallest rank a MinHash match of the simhash layer can have. */
 const MINHASH_SIMHASH_RANK = LAYER_RANK.simhash * 1000 + 100
 
+/**
+ * Whether a match ranks above every MinHash-rule match of the simhash layer (`compareMatches`):
+ * a url or exact match, or a SimHash-rule one. No candidate the MinHash route alone brings can
+ * beat it but by sharing d's URL (or title) key, or by lying within the distance the block route
+ * covers (`Deduplicator.decide`).
+ */
+export function outranksMinhash(m: Match): boolean {
+  return rank(m) < MINHASH_SIMHASH_RANK
+}
+
 /** Ordering of matches: earlier layer, SimHash rules before MinHash, nearer, first indexed earlier (`seq`), smaller id. */
 export function compareMatches(a: Match, b: Match): number {
   const ra = rank(a)

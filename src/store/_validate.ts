@@ -103,6 +103,7 @@ export function checkQuery(q: CandidateQuery, index: number): void {
   if (!Number.isInteger(q.maxDistance) || q.maxDistance < 0) throw bad('maxDistance', 'an integer ≥ 0', q.maxDistance)
   if (q.maxSeq !== undefined && (typeof q.maxSeq !== 'number' || Number.isNaN(q.maxSeq))) throw bad('maxSeq', 'a number', q.maxSeq)
   if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
+  if (q.known !== undefined && (!Array.isArray(q.known) || !q.known.every((id) => typeof id === 'string'))) throw bad('known', 'an array of ids (strings)', q.known)
 }
 
 /** Throws INVALID_OPTION unless `urlHashes` is an array of 16-hex hashes and `limit` an integer ≥ 0 (`byUrl`). */

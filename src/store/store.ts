@@ -16,6 +16,15 @@ import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 export interface CandidateBounds {
   readonly perKey: number
   readonly perBand: number
+  /**
+   * Set by a store whose block route returns every record within the query's `maxDistance` that
+   * shares `minMatch` blocks, up to this many (the nearest), and answers a query of band terms
+   * alone (no keys, no blocks) with exactly the records its band route adds to a full query. The
+   * deduplicator then looks band terms up only for the documents whose other candidates leave
+   * the MinHash route a say (`Deduplicator.decide`): one lookup more for those, none of the band
+   * route's reads for the rest. Unset: one lookup with everything.
+   */
+  readonly blockRoute?: number
 }
 
 /**

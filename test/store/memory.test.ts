@@ -134,6 +134,16 @@ describe('memory store', () => {
     expect(idsOf((await store.candidates([{ ...q, bands: ['m0_00000001'] }]))[0]!)).toEqual(['doc-far', 'doc-near'])
   })
 
+  test('known ids are left out of an answer and still count towards the band bound (a band lookup after a first one)', async () => {
+    const store = await openStore({ maxPerBand: 2 })
+    // Four records of one band term, seq order = put order (doc-3 newest).
+    await store.put(Array.from({ length: 4 }, (_, i) => makeRecord(`doc-${i}`, flip(BASE, i), { bands: ['m0_00000001'], seq: i + 1 })))
+    const q = { fingerprint: { hi: 1, lo: 1 }, blocks: [], minMatch: 1, maxDistance: 0, bands: ['m0_00000001'] }
+    expect(idsOf((await store.candidates([q]))[0]!)).toEqual(['doc-2', 'doc-3'])
+    expect(idsOf((await store.candidates([{ ...q, known: ['doc-3', 'doc-0', 'gone'] }]))[0]!)).toEqual(['doc-2'])
+    await expect(store.candidates([{ ...q, known: 'doc-3' as unknown as string[] }])).rejects.toThrow(/Query 0: expected `known` to be an array of ids/)
+  })
+
   test('blocks that follow no known layout are stored as given and matched by position', async () => {
     const store = await openStore()
     // Not position-tagged: the same string at two positions must stay two different terms.

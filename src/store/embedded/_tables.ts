@@ -40,6 +40,14 @@ export class Tables extends TableRecords {
     const since = q.since ?? -Infinity
     this.seqBound = q.maxSeq ?? Infinity
     const exclude = q.excludeId === undefined ? -1 : this.rowOf(q.excludeId)
+    // Rows the caller holds count as met already: each route then behaves as when they were
+    // found by an earlier route of the same query (counted by the bounds, not returned again).
+    if (q.known !== undefined) {
+      for (const id of q.known) {
+        const row = this.rowOf(id)
+        if (row >= 0) seen.add(row)
+      }
+    }
     if (isHex16(q.contentHash)) {
       this.keyRoute(0, 0, hexHi(q.contentHash), hexLo(q.contentHash), since, exclude, limits.maxPerKey, seen, out)
     }

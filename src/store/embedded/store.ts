@@ -174,7 +174,7 @@ export class MemoryStore implements FingerprintStore {
   private handedSeq = 0
 
   get candidateBounds(): CandidateBounds {
-    return { perKey: this.limits.maxPerKey, perBand: this.limits.maxPerBand }
+    return { perKey: this.limits.maxPerKey, perBand: this.limits.maxPerBand, blockRoute: this.limits.maxBlockCandidates }
   }
 
   /** An in-memory store; use `openMemoryStore({ dir })` for a persistent one. */
