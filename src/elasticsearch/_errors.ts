@@ -74,6 +74,31 @@ export function isUnavailable(err: unknown): boolean {
   return err instanceof Error && UNAVAILABLE.has(err.name)
 }
 
+/**
+ * What a node answered in a request that then could not reach another node, as the client's
+ * ResponseError; else `err` itself. The client moves a request answered 502/503/504 (a live node
+ * of a red index) to the next node; when that one is down it throws the connection error, with the
+ * earlier answer (status and body) still in its `meta`. That answer is what the cluster said.
+ */
+export function answerOf(err: unknown): unknown {
+  if (!isUnavailable(err)) return err
+  const meta = (err as { meta?: { statusCode?: unknown; body?: unknown } }).meta
+  if (typeof meta?.statusCode !== 'number' || meta.statusCode <= 0) return err
+  return new errors.ResponseError(meta as ConstructorParameters<typeof errors.ResponseError>[0])
+}
+
+/**
+ * The failure that decides a request tried several times (`failures`, in order): the last one
+ * a node answered (a connection error counts as answered when a node answered earlier in it, see
+ * `answerOf`); "could not reach" only when no node answered any attempt. A node killed mid-run
+ * refuses connections while the live ones answer 503 for the shards it held: that is a red index,
+ * not a cluster out of reach, whichever node the last attempt happened to try.
+ */
+export function decisiveFailure(failures: readonly unknown[]): unknown {
+  const answers = failures.map(answerOf)
+  return answers.findLast((e) => !isUnavailable(e)) ?? answers.at(-1)
+}
+
 /** True for a failure worth retrying: unreachable, too many requests (429) or a server error (5xx). */
 export function isRetryable(err: unknown): boolean {
   if (isUnavailable(err)) return true
@@ -90,12 +115,14 @@ export interface ErrorContext {
 }
 
 /**
- * Wraps a client error: STORE_UNAVAILABLE when the node cannot be reached, STORE_REQUEST_FAILED
- * for anything Elasticsearch answered with an error. The original stays as `cause` (its message
- * lists the root causes), redacted.
+ * Wraps a client error: STORE_UNAVAILABLE when no node could be reached, STORE_REQUEST_FAILED
+ * for anything Elasticsearch answered with an error (also when the request then met a node that
+ * was down: `answerOf`). The original stays as `cause` (its message lists the root causes),
+ * redacted.
  */
-export function toStoreError(err: unknown, ctx: ErrorContext, redactor: Redactor): DedupError {
-  if (err instanceof DedupError) return redactor.error(err)
+export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Redactor): DedupError {
+  if (failure instanceof DedupError) return redactor.error(failure)
+  const err = answerOf(failure)
   redactor.error(err)
   if (isUnavailable(err)) {
     return new DedupError(
@@ -105,9 +132,12 @@ export function toStoreError(err: unknown, ctx: ErrorContext, redactor: Redactor
     )
   }
   const status = statusOf(err)
+  // 503: shards without a live copy (no_shard_available, unavailable_shards, a partial answer), a
+  // cluster without a master; or a shard still recovering.
+  const hint = isShardsUnavailable(err) ? ' (shards of the index have no started copy: a node down or just back, the index red?)' : ''
   return new DedupError(
     'STORE_REQUEST_FAILED',
-    `Elasticsearch ${ctx.action} on index \`${ctx.index}\` failed${status === undefined ? '' : ` with status ${status}`}; see \`cause\` for the server's reason.`,
+    `Elasticsearch ${ctx.action} on index \`${ctx.index}\` failed${status === undefined ? '' : ` with status ${status}`}${hint}; see \`cause\` for the server's reason.`,
     { cause: err },
   )
 }
@@ -118,7 +148,7 @@ export interface RetryPolicy {
   retries: number
   /** First back-off in ms; doubled each retry, ±25 % jitter. */
   backoffMs: number
-  /** Before retrying a partial answer (see wholeAnswer): wait until the shards are back, or give up waiting. */
+  /** Before retrying a 503 or a partial answer (see wholeAnswer): wait until the shards are back, or give up waiting. */
   awaitShards?: () => Promise<void>
 }
 
@@ -161,6 +191,33 @@ export function shardsUnavailable(error: unknown): Error {
   return new PartialAnswerError('a search found shards without a live copy', error, error)
 }
 
+/**
+ * True when a node answered `err` because shards of the index have no started copy: a 503 (no
+ * live copy: a red index), a partial answer refused, or a shard still recovering on a node just
+ * back (500, `illegal_index_shard_state_exception`). Worth waiting for the primaries.
+ */
+export function isShardsUnavailable(err: unknown): boolean {
+  const answer = answerOf(err)
+  return err instanceof PartialAnswerError || statusOf(answer) === 503 || errorTypesOf(answer).includes('illegal_index_shard_state_exception')
+}
+
+/** The error types of a client ResponseError's body: its own, its root causes' and its causes'. */
+function errorTypesOf(err: unknown): string[] {
+  type Body = { type?: unknown; root_cause?: Body[]; caused_by?: Body }
+  const top = (err as { meta?: { body?: { error?: Body } } } | null)?.meta?.body?.error
+  const out: string[] = []
+  const seen = new Set<Body>()
+  const todo: Body[] = top !== null && typeof top === 'object' ? [top] : []
+  while (todo.length > 0 && out.length < 32) {
+    const e = todo.pop()!
+    if (seen.has(e)) continue
+    seen.add(e)
+    if (typeof e.type === 'string') out.push(e.type)
+    for (const next of [...(Array.isArray(e.root_cause) ? e.root_cause : []), e.caused_by]) if (next !== null && typeof next === 'object') todo.push(next)
+  }
+  return out
+}
+
 /** True when `err` (or its cause) is a partial answer refused by wholeAnswer. */
 export function isPartialAnswer(err: unknown): boolean {
   return err instanceof PartialAnswerError || (err instanceof Error && err.cause instanceof PartialAnswerError)
@@ -187,14 +244,20 @@ export function wholeAnswer<T>(res: T): T {
   return res
 }
 
-/** Runs `fn`, retrying retryable failures with exponential back-off; rethrows the last failure. A partial answer (see wholeAnswer) is a failure. */
+/**
+ * Runs `fn`, retrying retryable failures with exponential back-off, and waiting for the shards
+ * (`awaitShards`) after a 503 or a partial answer (see wholeAnswer, a failure too); rejects with
+ * the failure that decides (`decisiveFailure`): the last one a node answered.
+ */
 export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>): Promise<T> {
+  const failures: unknown[] = []
   for (let attempt = 0; ; attempt++) {
     try {
       return wholeAnswer(await fn())
     } catch (err) {
-      if (attempt >= policy.retries || !isRetryable(err)) throw err
-      await Promise.all([sleep(backoffDelay(policy, attempt)), err instanceof PartialAnswerError ? policy.awaitShards?.() : undefined])
+      failures.push(err)
+      if (attempt >= policy.retries || !isRetryable(err)) throw decisiveFailure(failures)
+      await Promise.all([sleep(backoffDelay(policy, attempt)), isShardsUnavailable(err) ? policy.awaitShards?.() : undefined])
     }
   }
 }

@@ -2,7 +2,7 @@ import type { CandidateQuery, Decision, FingerprintRecord, InputDocument } from 
 import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, isEarlier, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
 import { hamming } from '../fingerprint/hamming.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
@@ -137,10 +137,20 @@ export class Deduplicator {
       const subject = { ...d, seq: seqs[i]! }
       const q = queries[i]!
       const earlier = batch.candidates(d)
-      let found = fromStore[i] ?? []
+      // Writers that ran at once hand out equal seqs (order is then by id): a record of d's seq
+      // first indexed after d can hold a slot of a band term's newest `maxPerBand` that one
+      // sequential run gives an earlier record. Then (rare: only after concurrent writers) every
+      // band match is asked for and bounded among the earlier records (`choose`), as reconcile does.
+      let whole = banded[i]!
+      const untied = async (list: FingerprintRecord[]): Promise<FingerprintRecord[]> => {
+        if (!list.some((r) => r.seq === subject.seq && r.id > subject.id)) return list
+        whole = true
+        return (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? []
+      }
+      let found = await untied(fromStore[i] ?? [])
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
-      if (!banded[i] && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds)]))[0] ?? [], bounds)
+      if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
+        found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds)]))[0] ?? [], bounds))
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
@@ -288,8 +298,9 @@ function choose(
 ): { keep: Set<FingerprintRecord>; match: Match | null } {
   // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
   const stored = found.filter((r) => !batchIds.has(r.id))
-  // The store's bounds over both lists at once, so the decision does not depend on the batch.
-  const keep = boundCandidates(q, [...stored, ...earlier], bounds)
+  // The store's bounds over both lists at once, so the decision does not depend on the batch;
+  // over the records first indexed before the document only (bestMatch skips the others anyway).
+  const keep = boundCandidates(q, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds)
   let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
   const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
   if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch

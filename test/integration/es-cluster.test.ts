@@ -10,10 +10,11 @@ import { connect, createServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { Client, ClusterConnectionPool } from '@elastic/elasticsearch'
 import { run } from '../../src/cli/main.js'
 import { createElasticsearchStore, type ElasticsearchStore } from '../../src/elasticsearch/store.js'
 import { fakeIO } from '../helpers/cli.js'
-import { acquireElasticsearch, testIndexOptions, type AcquiredElasticsearch } from '../helpers/es-node.js'
+import { acquireElasticsearch, testIndexOptions, testIndexSettings, type AcquiredElasticsearch } from '../helpers/es-node.js'
 import type { FingerprintRecord } from '../../src/types.js'
 import { mulberry32 } from '../helpers/random.js'
 
@@ -92,6 +93,77 @@ test('a node that goes away mid-run: every request moves to a live node, with no
     await store.client.indices.delete({ index }, { ignore: [404] })
     await store.close()
   }
+})
+
+describe('a red index while a node of the list is down', () => {
+  /** A loopback port nothing listens on (bound, then released): the node that is down. */
+  async function downNode(): Promise<string> {
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    return `http://127.0.0.1:${port}`
+  }
+
+  /**
+   * An index whose every primary is unassigned (allocation required on a node that does not
+   * exist): red, and a search on it is answered 503 by every live node; `allocate` lifts that.
+   */
+  async function redIndex(name: string): Promise<{ index: string; allocate: () => Promise<void>; drop: () => Promise<void> }> {
+    const index = `simdup-test-${process.pid}-${name}`
+    const admin = new Client({ nodes: es.nodes })
+    await admin.indices.create({ index, settings: { ...testIndexSettings(), number_of_replicas: 0, 'index.routing.allocation.require._name': 'simdup-no-such-node' }, wait_for_active_shards: 0 })
+    expect((await admin.cluster.health({ index })).status).toBe('red')
+    return {
+      index,
+      allocate: async () => void (await admin.indices.putSettings({ index, settings: { 'index.routing.allocation.require._name': null } })),
+      drop: async () => {
+        await admin.indices.delete({ index }, { ignore: [404] })
+        await admin.close()
+      },
+    }
+  }
+
+  // The live nodes answer 503 and the client moves the request on each time, so its last attempt
+  // goes to the node that is down (listed last, held alive until then): the run once took that
+  // connection error for the whole cluster out of reach (exit 4 instead of the red index's exit 1).
+  test('the client moves a 503 on to the node that is down and keeps the 503 in the connection error', async () => {
+    const { index, drop } = await redIndex('red-raw')
+    const client = new Client({ nodes: [...es.nodes, await downNode()], maxRetries: es.nodes.length, ConnectionPool: ClusterConnectionPool })
+    try {
+      const err: unknown = await client.search({ index }).catch((e: unknown) => e)
+      expect(err).toMatchObject({ name: 'ConnectionError', meta: { statusCode: 503 } })
+    } finally {
+      await client.close()
+      await drop()
+    }
+  })
+
+  test('is reported as the red index it is (STORE_REQUEST_FAILED, status 503), not as no node reachable', async () => {
+    const { index, drop } = await redIndex('red-report')
+    try {
+      const err: unknown = await createElasticsearchStore({ node: [...es.nodes, await downNode()], index, ensureIndex: 'none', retries: 0 }).catch((e: unknown) => e)
+      expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no started copy: a node down or just back, the index red\?\)/) })
+    } finally {
+      await drop()
+    }
+  })
+
+  test('is waited for: the primaries allocated 2 s later, one retry succeeds', async () => {
+    const { index, allocate, drop } = await redIndex('red-wait')
+    try {
+      // One retry after 100 ms would find the index still red: only waiting for its primaries saves it.
+      const opening = createElasticsearchStore({ node: [...es.nodes, await downNode()], index, ensureIndex: 'none', retries: 1, backoffMs: 100 })
+      opening.catch(() => undefined) // awaited below; a rejection before then is not unhandled
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      await allocate()
+      const store = await opening
+      expect(await store.count()).toBe(0)
+      await store.close()
+    } finally {
+      await drop()
+    }
+  })
 })
 
 test('requests are spread over every node of the list', async () => {

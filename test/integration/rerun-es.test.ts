@@ -8,6 +8,7 @@ import { createAnalyzer, createDeduplicator, openMemoryStore, reconcile, type Fi
 import { createElasticsearchStore } from '../../src/elasticsearch/index.js'
 import type { ElasticsearchStore } from '../../src/elasticsearch/store.js'
 import { simdupIndexBody } from '../../src/elasticsearch/_mapping.js'
+import { ARTICLE_A } from '../fixtures/articles.js'
 import { compareOrder } from '../../src/engine/match.js'
 import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { copyStream } from '../helpers/copy-stream.js'
@@ -165,6 +166,17 @@ describe('two writers at once (Elasticsearch)', () => {
     for await (const batch of store.scan(100)) for (const r of batch) got[r.id] = [r.duplicateOf, r.clusterId]
     await store.close()
     expect(got).toEqual(TIED_SEQ_SEQUENTIAL)
+  })
+
+  test('a later record of the document\'s seq takes no band slot when it is re-indexed (the engine\'s lookup)', async () => {
+    const index = nextIndex()
+    const store = await createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), maxPerBand: 1 })
+    expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
+    await store.refresh()
+    // r keeps seq 2: one sequential run (and reconcile) give r → a; x, after r, is no match.
+    const [r] = await createDeduplicator({ store, analyzer }).add([{ id: 'r', content: ARTICLE_A }])
+    await store.close()
+    expect(r).toMatchObject({ status: 'duplicate', duplicateOf: TIED_SEQ_SEQUENTIAL.r[0], clusterId: TIED_SEQ_SEQUENTIAL.r[1] })
   })
 })
 

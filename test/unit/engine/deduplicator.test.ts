@@ -2,6 +2,7 @@ import { describe, expect, test, beforeAll } from 'vitest'
 import { Converter } from 'opencc-js'
 import { createDeduplicator, openMemoryStore, createAnalyzer, hamming, type Analyzer, type Decision, type FingerprintStore } from '../../../src/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../../fixtures/articles.js'
+import { TIED_SEQ_SEQUENTIAL, tiedSeqCopies } from '../../helpers/tied-seq.js'
 
 let analyzer: Analyzer
 beforeAll(() => {
@@ -221,6 +222,18 @@ describe('Deduplicator clusters and batches', () => {
     expect(changed!.status).toBe('unique')
     const [copyOfOld] = await d.add([{ id: 'x', content: ARTICLE_A }])
     expect(copyOfOld!.status).toBe('unique') // the old content of `a` is gone
+  })
+
+  test('a later record that shares the document\'s seq (concurrent writers) takes no band slot: a re-run decides as one sequential run', async () => {
+    // a (seq 1), r and x (seq 2, so r before x), one record per band term: re-indexing r (it keeps
+    // seq 2) must find a, as one sequential run and reconcile do; x comes after r and is no match.
+    const store = await openMemoryStore({ maxPerBand: 1 })
+    expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
+    const d = createDeduplicator({ store, analyzer })
+    const [r] = await d.add([{ id: 'r', content: ARTICLE_A }])
+    // Before the fix x filled r's one slot per band term and r came out unique.
+    expect(r).toMatchObject({ status: 'duplicate', duplicateOf: TIED_SEQ_SEQUENTIAL.r[0], clusterId: TIED_SEQ_SEQUENTIAL.r[1] })
+    expect((await store.get(['r'])).get('r')!.seq).toBe(2)
   })
 
   test('window: documents older than the window are not matched', async () => {
