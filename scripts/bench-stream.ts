@@ -4,7 +4,7 @@
  * that share content the way real corpora do.
  *
  *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
- *     [--runs minhash,no-minhash] [--interleave 20] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
+ *     [--runs minhash,no-minhash] [--interleave N] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
  *
  * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
  * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
@@ -22,10 +22,14 @@
  * index `simdup-bench-stream-<pid>` that is deleted afterwards. Reported per run: wall time and
  * docs/s of the whole job (startup included), docs/s of the first and the last 10 % of the
  * documents (from the first decided batch on), candidates per lookup (mean, p50, p99, max: every
- * document, over all its lookups: the embedded store is asked for band terms apart), log reads and milliseconds of store lookups per document in those segments, and verified
+ * document, over all its lookups: the embedded store is asked for band terms apart; and by the route that brought them: exact key, block route, band term only), log reads,
+ * milliseconds of store lookups and CPU milliseconds (this process; the Elasticsearch node) per
+ * document in those segments, and verified
  * matches per lookup (candidates `matchCandidate` accepts; every `--sample`-th
  * lookup), candidates sharing no key and farther than k (`beyondK`: on the embedded store, the band
- * route's own), duplicates found (and by the MinHash rule), peak RSS.
+ * route's own), duplicates found (and by the MinHash rule), peak RSS, and on Elasticsearch what the
+ * hot band cache holds and how far back its answers reach. A single run cut in slices
+ * (`--interleave N`) writes its figures so far to --json after each slice.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
@@ -48,8 +52,8 @@ const { values } = parseArgs({
     sample: { type: 'string', default: '10' },
     /** Extra `simdup index` flags for every run, space-separated (e.g. a block scheme). */
     'index-args': { type: 'string', default: '' },
-    /** Slices per run when both run: each child stops itself after every slice and the other goes on (0: one after the other). */
-    interleave: { type: 'string', default: '20' },
+    /** Slices per run (default 20 when several run, else 0): each child stops itself after every slice and the next goes on (0: one after the other); each round writes the figures so far to --json. */
+    interleave: { type: 'string' },
     /** Slots of the embedded store's cache of log entries (default: the store's; 0: none). */
     'entry-cache': { type: 'string' },
     json: { type: 'string' },
@@ -181,21 +185,46 @@ interface RunResult {
   last10DocsPerSecond: number
   endVsStart: number
   /** Log reads (embedded store) and milliseconds in store.candidates per document. */
-  first10PerDoc: { reads: number; cacheHits: number; lookupMs: number }
-  last10PerDoc: { reads: number; cacheHits: number; lookupMs: number }
+  first10PerDoc: PerDoc
+  last10PerDoc: PerDoc
   lookups: number
   candidates: { mean: number; p50: number; p99: number; max: number }
+  /** Candidates per lookup by the route that brought them (see `routeOf`). */
+  byRoute: Record<Route, { mean: number; p50: number; p99: number; max: number }>
   beyondKCandidates: { mean: number; p50: number; p99: number; max: number }
   verified: { sampled: number; mean: number; p50: number; p99: number; max: number }
   duplicates: number
   minhashDuplicates: number
   peakRssMB: number
+  /** Elasticsearch: the hot band cache at the end (see `HotCacheStats`). */
+  hotCache?: HotCacheStats
 }
+
+/**
+ * The Elasticsearch store's hot band cache: terms and records held (and distinct ids among them),
+ * lookups of a term asked of it and answered, and of those answers how many came from entries filled
+ * more than 10,000 / 25,000 / 50,000 fills before (a cache holding only that many newest entries
+ * would have missed them).
+ */
+interface HotCacheStats { terms: number; records: number; distinctIds: number; gets: number; hits: number; hitsOlderThan: Record<string, number> }
+
+/**
+ * A point of the run, after a decided batch: the clock, documents decided, the store's log reads
+ * and entry-cache hits (embedded), milliseconds in store lookups, CPU milliseconds of this process
+ * (worker threads included) and of the Elasticsearch node (all of its work, other clients'
+ * included: asked after the batch without waiting, NaN until answered). CPU time grows with the
+ * work done, where wall time on a shared machine also grows with the load.
+ */
+interface Mark { t: number; docs: number; reads: number; hits: number; lookupMs: number; cpuMs: number; esCpuMs: number }
+
+/** Per document between two marks: log reads, entry-cache hits, lookup ms, CPU ms of this process and of the Elasticsearch node (null on the embedded store). */
+interface PerDoc { reads: number; cacheHits: number; lookupMs: number; cpuMs: number; esCpuMs: number | null }
 
 /** What a run measured so far (see `runChild`). */
 interface Measured {
-  marks: { t: number; docs: number; reads: number; hits: number; lookupMs: number }[]
+  marks: Mark[]
   candidates: Uint32Array
+  byRoute: Record<Route, Uint32Array>
   beyondK: Uint32Array
   verified: number[]
   lookups: number
@@ -215,6 +244,38 @@ function percentiles(xs: Uint32Array | number[]): { mean: number; p50: number; p
 
 async function runChild(c: RunConfig): Promise<void> {
   const { indexCommand } = await import('../src/cli/commands/index-jsonl.js')
+  const { HotBandCache } = await import('../src/elasticsearch/_hot-bands.js')
+  // Each entry's fill number, to tell how far back the entries that answer are.
+  const hot = { gets: 0, hits: 0, fills: 0, filled: new Map<string, number>(), olderThan: { '10000': 0, '25000': 0, '50000': 0 } as Record<string, number>, caches: new Set<object>() }
+  const hotProto = HotBandCache.prototype
+  const hotGet = hotProto.get
+  const hotSet = hotProto.set
+  hotProto.set = function (this: InstanceType<typeof HotBandCache>, term, searched, unseen) {
+    hot.caches.add(this)
+    hot.filled.set(term, ++hot.fills)
+    return hotSet.call(this, term, searched, unseen)
+  }
+  hotProto.get = function (this: InstanceType<typeof HotBandCache>, term) {
+    const held = hotGet.call(this, term)
+    hot.gets++
+    if (held !== undefined) {
+      hot.hits++
+      const age = hot.fills - (hot.filled.get(term) ?? hot.fills)
+      for (const k of Object.keys(hot.olderThan)) if (age > Number(k)) hot.olderThan[k]!++
+    }
+    return held
+  }
+  const hotStats = (): HotCacheStats | undefined => {
+    const cache = [...hot.caches][0] as unknown as { entries: Map<string, { records: { id: string }[] }> } | undefined
+    if (cache === undefined) return undefined
+    let records = 0
+    const ids = new Set<string>()
+    for (const e of cache.entries.values()) {
+      records += e.records.length
+      for (const r of e.records) ids.add(r.id)
+    }
+    return { terms: cache.entries.size, records, distinctIds: ids.size, gets: hot.gets, hits: hot.hits, hitsOlderThan: { ...hot.olderThan } }
+  }
   const { Deduplicator } = await import('../src/engine/deduplicator.js')
   const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
   const { LogReader } = await import('../src/store/embedded/_log-reader.js')
@@ -242,34 +303,57 @@ async function runChild(c: RunConfig): Promise<void> {
   const clock = (): number => performance.now() - stopped
   let t0 = 0
   let slice = 0
-  const pause = (): void => {
+  const pause = async (): Promise<void> => {
     if (c.slices <= 0) return
     // What the run has measured so far, for a run that will not finish in the time there is.
-    if (marks.length > 1) process.stdout.write(`@@PROGRESS ${JSON.stringify(summary(decided, (clock() - t0) / 1000))}\n`)
+    if (marks.length > 1) {
+      const wall = (clock() - t0) / 1000
+      await Promise.all(esCpu)
+      process.stdout.write(`@@PROGRESS ${JSON.stringify(summary(decided, wall))}\n`)
+    }
     const t = performance.now()
     process.stdout.write(`@@PAUSE ${slice++}\n`)
     process.kill(process.pid, 'SIGSTOP')
     stopped += performance.now() - t
   }
+  const esCpu: Promise<void>[] = []
+  const mark = (docs: number): Mark => {
+    const usage = process.cpuUsage()
+    const m: Mark = { t: clock(), docs, reads, hits: cacheHits(), lookupMs, cpuMs: (usage.user + usage.system) / 1000, esCpuMs: Number.NaN }
+    if (c.es !== undefined) {
+      esCpu.push(
+        fetch(`${c.es}/_nodes/_local/stats/process?filter_path=nodes.*.process.cpu.total_in_millis`)
+          .then(async (r) => (await r.json()) as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> })
+          .then((r) => void (m.esCpuMs = Object.values(r.nodes)[0]!.process.cpu.total_in_millis))
+          .catch(() => undefined),
+      )
+    }
+    return m
+  }
   type Dedup = InstanceType<typeof Deduplicator>
   type Items = Parameters<Dedup['decide']>[0]
 
   const candidates = new Uint32Array(c.n)
+  const byRoute: Record<Route, Uint32Array> = { key: new Uint32Array(c.n), block: new Uint32Array(c.n), band: new Uint32Array(c.n) }
   const beyondK = new Uint32Array(c.n)
   const verified: number[] = []
   let lookups = 0
-  const marks: { t: number; docs: number; reads: number; hits: number; lookupMs: number }[] = []
+  const marks: Mark[] = []
   let decided = 0
   let duplicates = 0
   let minhashDuplicates = 0
-  const summary = (size: number, wall: number): RunResult =>
-    summarize(c, { marks, candidates, beyondK, verified, lookups, decided, duplicates, minhashDuplicates }, size, wall)
+  const summary = (size: number, wall: number): RunResult => {
+    const r = summarize(c, { marks, candidates, byRoute, beyondK, verified, lookups, decided, duplicates, minhashDuplicates }, size, wall)
+    const h = hotStats()
+    if (h !== undefined) r.hotCache = h
+    return r
+  }
   const wrapped = new WeakSet<object>()
   /** Candidates of each document of the batch being decided, by id. */
   const found = new Map<string, FingerprintRecord[]>()
   const decide = Deduplicator.prototype.decide
   Deduplicator.prototype.decide = async function (this: Dedup, items: Items) {
-    if (marks.length === 0) marks.push({ t: clock(), docs: 0, reads: 0, hits: 0, lookupMs: 0 })
+    if (marks.length === 0) marks.push(mark(0))
     const store = this.options.store
     const o = this.options
     const docs = items.flatMap((it) => (it.ok ? [it.doc] : []))
@@ -306,6 +390,7 @@ async function runChild(c: RunConfig): Promise<void> {
       let v = 0
       const keyed = candidateQuery(d, keyedOptions)
       for (const r of answer) {
+        if (at < candidates.length) byRoute[routeOf(r, keyed)][at]!++
         if (!matchesOtherRoute(r, keyed)) b++
         if (at % c.sample === 0 && r.id !== d.id && matchCandidate(d, r, o) !== null) v++
       }
@@ -318,8 +403,8 @@ async function runChild(c: RunConfig): Promise<void> {
       if (d.rule === 'minhash') minhashDuplicates++
     }
     decided += out.length
-    marks.push({ t: clock(), docs: decided, reads, hits: cacheHits(), lookupMs })
-    if (c.slices > 0 && decided >= (slice * c.n) / c.slices && decided < c.n) pause()
+    marks.push(mark(decided))
+    if (c.slices > 0 && decided >= (slice * c.n) / c.slices && decided < c.n) await pause()
     return out
   }
 
@@ -331,7 +416,7 @@ async function runChild(c: RunConfig): Promise<void> {
   if (!c.minhash) args.push('--no-minhash')
   args.push(...c.indexArgs)
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() }
-  pause()
+  await pause()
   t0 = clock()
   let code: number
   try {
@@ -342,6 +427,7 @@ async function runChild(c: RunConfig): Promise<void> {
   }
   const wall = (clock() - t0) / 1000
   if (code !== 0) throw new Error(`simdup index exited ${code}`)
+  await Promise.all(esCpu)
   process.stdout.write(`\n@@RESULT ${JSON.stringify(summary(c.n, wall))}\n`)
 }
 
@@ -350,7 +436,7 @@ async function runChild(c: RunConfig): Promise<void> {
  * are the first and the last 10 % of those.
  */
 function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunResult {
-  const { marks, candidates, beyondK, verified, lookups } = m
+  const { marks, candidates, byRoute, beyondK, verified, lookups } = m
   /** docs/s between the marks where `from` and `to` documents were decided. */
   const rate = (from: number, to: number): number => {
     const a = marks.find((m) => m.docs >= from)!
@@ -360,12 +446,14 @@ function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunRe
   const first = rate(0, Math.round(size * 0.1))
   const last = rate(Math.round(size * 0.9), size)
   /** Log reads and store lookup milliseconds per document between the same marks. */
-  const perDoc = (from: number, to: number): { reads: number; cacheHits: number; lookupMs: number } => {
+  const perDoc = (from: number, to: number): PerDoc => {
     const a = marks.find((m) => m.docs >= from)!
     const b = marks.find((m) => m.docs >= to)!
     const n = b.docs - a.docs
     const round2 = (x: number): number => Math.round((x / n) * 100) / 100
-    return { reads: round2(b.reads - a.reads), cacheHits: round2(b.hits - a.hits), lookupMs: Math.round(((b.lookupMs - a.lookupMs) / n) * 1000) / 1000 }
+    const ms = (x: number): number => Math.round((x / n) * 1000) / 1000
+    const es = b.esCpuMs - a.esCpuMs
+    return { reads: round2(b.reads - a.reads), cacheHits: round2(b.hits - a.hits), lookupMs: ms(b.lookupMs - a.lookupMs), cpuMs: ms(b.cpuMs - a.cpuMs), esCpuMs: Number.isNaN(es) ? null : ms(es) }
   }
   return {
     run: c.name,
@@ -381,6 +469,11 @@ function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunRe
     last10PerDoc: perDoc(Math.round(size * 0.9), size),
     lookups,
     candidates: percentiles(candidates.subarray(0, Math.min(lookups, candidates.length))),
+    byRoute: {
+      key: percentiles(byRoute.key.subarray(0, Math.min(lookups, candidates.length))),
+      block: percentiles(byRoute.block.subarray(0, Math.min(lookups, candidates.length))),
+      band: percentiles(byRoute.band.subarray(0, Math.min(lookups, candidates.length))),
+    },
     beyondKCandidates: percentiles(beyondK.subarray(0, Math.min(lookups, beyondK.length))),
     verified: { sampled: verified.length, ...percentiles(verified) },
     duplicates: m.duplicates,
@@ -389,11 +482,30 @@ function summarize(c: RunConfig, m: Measured, size: number, wall: number): RunRe
   }
 }
 
+/** The route a candidate came by: an exact key (content, URL, title hash), else the block route (≥ minMatch shared blocks in the popcount window), else a band term. */
+type Route = 'key' | 'block' | 'band'
+
+function routeOf(
+  r: { contentHash: string; urlHash: string | null; titleHash: string | null; blocks: readonly string[]; fingerprint: { hi: number; lo: number } },
+  q: { contentHash?: string | null; urlHash?: string | null; titleHash?: string | null; blocks: readonly string[]; minMatch: number; fingerprint: { hi: number; lo: number }; maxDistance: number },
+): Route {
+  if ((q.contentHash != null && q.contentHash === r.contentHash) || (q.urlHash != null && q.urlHash === r.urlHash) || (q.titleHash != null && q.titleHash === r.titleHash)) return 'key'
+  if (Math.abs(popcount(r.fingerprint) - popcount(q.fingerprint)) > q.maxDistance) return 'band'
+  const own = new Set(r.blocks)
+  let shared = 0
+  for (const b of q.blocks) if (own.has(b)) shared++
+  return shared >= q.minMatch ? 'block' : 'band'
+}
+
 /** Bits set in a 32-bit word. */
 function pop(x: number): number {
   x -= (x >>> 1) & 0x55555555
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
+}
+
+function popcount(f: { hi: number; lo: number }): number {
+  return pop(f.hi >>> 0) + pop(f.lo >>> 0)
 }
 
 /** Whether record `r` answers query `q` by a key or by the block route (within k). */
@@ -426,7 +538,8 @@ if (!existsSync(input)) {
 }
 
 const runs = values.runs.split(',')
-const slices = runs.length > 1 ? Number(values.interleave) : 0
+// One run is cut in slices only when asked (each slice then writes the figures so far to --json).
+const slices = values.interleave !== undefined ? Number(values.interleave) : runs.length > 1 ? 20 : 0
 const configs = runs.map((run): RunConfig => {
   const config: RunConfig = {
     name: run, input, n, minhash: !run.startsWith('no-minhash'), workers: Number(values.workers), sample: Number(values.sample),

@@ -2,6 +2,7 @@ import type { FingerprintRecord, Layer } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
 import { isSeq } from '../store/_validate.js'
+import { blockSets } from './_query.js'
 
 /** The `dedup` object as stored in Elasticsearch (snake_case, fingerprint as 16 hex). */
 export interface DedupSource {
@@ -27,6 +28,8 @@ export interface DedupSource {
   bands: string[] | null
   /** Id of the record this one is a new version of (FingerprintRecord.supersedes); null when none; absent in older documents. */
   supersedes?: string | null
+  /** The block sets the block route looks up (`blockSets`: derived from `blocks`, never read back); absent in older documents. */
+  block_sets?: string[]
 }
 
 /** The fields a lookup needs back: everything under `dedup` (a shared index's other fields stay on the server). */
@@ -54,6 +57,7 @@ export function recordToSource(r: FingerprintRecord): DedupSource {
     sketch: r.sketch ?? null,
     bands: r.bands === undefined ? null : [...r.bands],
     supersedes: r.supersedes ?? null,
+    block_sets: blockSets(r.blocks),
   }
 }
 

@@ -99,12 +99,13 @@ async function checkMapping(ctx: IndexContext): Promise<void> {
 async function checkSequenced(ctx: IndexContext): Promise<void> {
   const res = await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
   // Fields added since the index was made (`seq`; `supersedes`, which older records lack: they
-  // supersede nothing until `reconcile` derives it) are added to its mapping: additive, safe.
+  // supersede nothing until `reconcile` derives it; `block_sets`, which the block route uses only
+  // once every record has them, see `blockSetsComplete`) are added to its mapping: additive, safe.
   const added: Record<string, estypes.MappingProperty> = {}
   for (const m of Object.values(res)) {
     const dedup = m.mappings.properties?.dedup as { properties?: Record<string, unknown> } | undefined
     if (dedup === undefined) continue
-    for (const field of ['seq', 'supersedes'] as const) {
+    for (const field of ['seq', 'supersedes', 'block_sets'] as const) {
       if (dedup.properties?.[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
     }
   }
@@ -153,6 +154,33 @@ export async function readBlockScheme(ctx: IndexContext): Promise<StoreBlockSche
   const blocks = res.hits.hits[0]?._source?.dedup?.blocks
   const count = Array.isArray(blocks) ? blocks.length : typeof blocks === 'string' ? 1 : 0
   return count < 2 || count > 16 ? { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false } : storedBlockScheme(count)
+}
+
+/**
+ * Whether the block route may look up block sets (`dedup.block_sets`, see `blockSets`) instead of
+ * blocks: every index behind the name maps them and no stored record with blocks lacks them (an
+ * index written before records carried them, or with 4 × 16 / 1 blocks, keeps the block lookup).
+ * False when the index does not exist yet (with `ensureIndex: 'none'`, its mapping is not known).
+ * Records written later by an older simdup would lack them: one writer version per index.
+ */
+export async function blockSetsComplete(ctx: IndexContext): Promise<boolean> {
+  let mappings: estypes.IndicesGetMappingResponse
+  try {
+    mappings = await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
+  } catch (err) {
+    if (err instanceof DedupError && statusOf(err.cause) === 404) return false
+    throw err
+  }
+  const all = Object.values(mappings)
+  const mapped = (m: estypes.IndicesGetMappingIndexMappingRecord): boolean =>
+    (m.mappings?.properties?.dedup as { properties?: Record<string, unknown> } | undefined)?.properties?.block_sets !== undefined
+  if (all.length === 0 || !all.every(mapped)) return false
+  // Writes of a process that stopped just before count too.
+  await ctx.request('refresh', () => ctx.client.indices.refresh({ index: ctx.index }))
+  const res = await ctx.request('_count (records without block sets)', () =>
+    ctx.client.count({ index: ctx.index, query: { bool: { filter: [{ exists: { field: 'dedup.blocks' } }], must_not: [{ exists: { field: 'dedup.block_sets' } }] } } }),
+  )
+  return res.count === 0
 }
 
 /** The index's refresh interval in ms (largest over an alias's indices); null when refresh is disabled. */

@@ -1,7 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { DEDUP_SOURCE_FIELDS } from './_document.js'
-import { distinctBlocks, matchesCandidateQuery } from './_query.js'
+import { CANDIDATE_SOURCE, asksBlockSets, blockSets, distinctBlocks, matchesCandidateQuery } from './_query.js'
 import { KeyPostings } from './_keys.js'
 
 /**
@@ -40,12 +39,20 @@ function termsClauses(n: number): number {
 }
 
 /**
- * Key of the shared block clause of a `minMatch: 1` lookup: such lookups with the same popcount
- * window can share one `terms` on blocks, which matches exactly the union of their own clauses.
+ * Key of the shared block clause of a lookup that any one term answers (`minMatch: 1` on blocks,
+ * or its block sets, `useSets`): such lookups with the same popcount window and field can share
+ * one `terms`, which matches exactly the union of their own clauses.
  */
-function blockGroupKey(q: CandidateQuery, blocks: readonly string[]): string | null {
-  if (q.minMatch !== 1 || blocks.length === 0) return null
+function blockGroupKey(q: CandidateQuery, blocks: readonly string[], useSets: boolean): string | null {
+  if (blocks.length === 0) return null
+  if (asksBlockSets(q, useSets)) return `s${popcount64(q.fingerprint)}/${q.maxDistance}`
+  if (q.minMatch !== 1) return null
   return `${popcount64(q.fingerprint)}/${q.maxDistance}`
+}
+
+/** The terms a lookup's block clause asks: its block sets, or its blocks. */
+function blockTerms(q: CandidateQuery, blocks: string[], useSets: boolean): string[] {
+  return asksBlockSets(q, useSets) ? blockSets(blocks) : blocks
 }
 
 /**
@@ -53,7 +60,7 @@ function blockGroupKey(q: CandidateQuery, blocks: readonly string[]): string | n
  * the clause and term budgets (estimated from above).
  * @example groupLookups(lookups, 500).length // 1 for a typical batch of 500
  */
-export function groupLookups(lookups: readonly Lookup[], maxLookups: number): Lookup[][] {
+export function groupLookups(lookups: readonly Lookup[], maxLookups: number, useSets = false): Lookup[][] {
   const groups: Lookup[][] = []
   let group: Lookup[] = []
   let terms = 0
@@ -67,8 +74,8 @@ export function groupLookups(lookups: readonly Lookup[], maxLookups: number): Lo
   }
   for (const l of lookups) {
     const q = l.query
-    const blocks = distinctBlocks(q)
-    const key = blockGroupKey(q, blocks)
+    const blocks = blockTerms(q, distinctBlocks(q), useSets)
+    const key = blockGroupKey(q, blocks, useSets)
     const addTerms = blocks.length + (q.bands?.length ?? 0) + 3
     if (group.length > 0 && (group.length >= maxLookups || clauses + cost(q, blocks, key) > MAX_CLAUSES || terms + addTerms > MAX_TERMS)) {
       groups.push(group)
@@ -91,12 +98,12 @@ export function groupLookups(lookups: readonly Lookup[], maxLookups: number): Lo
  * `candidateQuery`), unscored, in `_doc` order, `dedup` only. Per-lookup parts that would narrow
  * the union wrongly (`excludeId`, differing `since`) are left to `assignCandidates`.
  */
-export function unionSearchBody(queries: readonly CandidateQuery[], size: number): Record<string, unknown> {
+export function unionSearchBody(queries: readonly CandidateQuery[], size: number, useSets = false): Record<string, unknown> {
   const contentHashes = new Set<string>()
   const urlHashes = new Set<string>()
   const titleHashes = new Set<string>()
   const bands = new Set<string>()
-  const shared = new Map<string, { pc: number; maxDistance: number; blocks: Set<string> }>()
+  const shared = new Map<string, { pc: number; maxDistance: number; field: string; blocks: Set<string> }>()
   const own: Record<string, unknown>[] = []
   for (const q of queries) {
     if (q.contentHash != null) contentHashes.add(q.contentHash)
@@ -106,11 +113,12 @@ export function unionSearchBody(queries: readonly CandidateQuery[], size: number
     const blocks = distinctBlocks(q)
     if (blocks.length < q.minMatch) continue
     const pc = popcount64(q.fingerprint)
-    const key = blockGroupKey(q, blocks)
+    const key = blockGroupKey(q, blocks, useSets)
     if (key !== null) {
       let g = shared.get(key)
-      if (g === undefined) shared.set(key, (g = { pc, maxDistance: q.maxDistance, blocks: new Set() }))
-      for (const b of blocks) g.blocks.add(b)
+      const sets = asksBlockSets(q, useSets)
+      if (g === undefined) shared.set(key, (g = { pc, maxDistance: q.maxDistance, field: sets ? 'dedup.block_sets' : 'dedup.blocks', blocks: new Set() }))
+      for (const b of sets ? blockSets(blocks) : blocks) g.blocks.add(b)
     } else {
       own.push({
         bool: {
@@ -130,7 +138,7 @@ export function unionSearchBody(queries: readonly CandidateQuery[], size: number
   for (const g of shared.values()) {
     should.push({
       bool: {
-        filter: [{ terms: { 'dedup.blocks': [...g.blocks] } }, { range: { 'dedup.popcount': { gte: g.pc - g.maxDistance, lte: g.pc + g.maxDistance } } }],
+        filter: [{ terms: { [g.field]: [...g.blocks] } }, { range: { 'dedup.popcount': { gte: g.pc - g.maxDistance, lte: g.pc + g.maxDistance } } }],
       },
     })
   }
@@ -140,7 +148,7 @@ export function unionSearchBody(queries: readonly CandidateQuery[], size: number
   if (queries.every((q) => q.since !== undefined)) filter.push({ range: { 'dedup.indexed_at': { gte: Math.min(...queries.map((q) => q.since!)) } } })
   // Likewise the sequence bound (the largest is kept): a re-run's records of later documents stay on the server.
   if (queries.every((q) => q.maxSeq !== undefined)) filter.push({ range: { 'dedup.seq': { lte: Math.max(...queries.map((q) => q.maxSeq!)) } } })
-  return { query: { bool: { filter } }, size, sort: ['_doc'], track_total_hits: false, _source: DEDUP_SOURCE_FIELDS }
+  return { query: { bool: { filter } }, size, sort: ['_doc'], track_total_hits: false, _source: CANDIDATE_SOURCE }
 }
 
 /**
@@ -254,7 +262,7 @@ export function hotBandSearches(
       if (bound !== undefined) filter.push({ range: { 'dedup.seq': { lte: bound } } })
       // Newest by first-insertion order, not by wall clock: a re-run re-writes indexed_at.
       const sort = [{ 'dedup.seq': { order: 'desc', unmapped_type: 'long', missing: '_last' } }, { 'dedup.indexed_at': 'desc' }]
-      const body = { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: DEDUP_SOURCE_FIELDS }
+      const body = { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: CANDIDATE_SOURCE }
       out.set(key, { term, open: q.since === undefined && bound === undefined, body })
     }
   }

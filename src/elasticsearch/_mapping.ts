@@ -39,6 +39,7 @@ export const DEDUP_PROPERTIES = Object.freeze({
       sketch: { type: 'keyword', index: false, doc_values: false },
       bands: { type: 'keyword', doc_values: false },
       supersedes: { type: 'keyword', doc_values: false },
+      block_sets: { type: 'keyword', doc_values: false },
     },
   },
 })

@@ -1,6 +1,67 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { DEDUP_SOURCE_FIELDS } from './_document.js'
+
+/** Block sets a record carries at most (C(6,3) = 20 for the default scheme); a scheme needing more has none. */
+const MAX_BLOCK_SETS = 64
+
+function binomial(n: number, k: number): number {
+  let c = 1
+  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i
+  return Math.round(c)
+}
+
+/**
+ * How many blocks a record's block sets hold when it has `blocks` blocks: the must-match count
+ * that keeps distance 3 (`storedBlockScheme`: 6 → 3), when that is at least 2 and the sets are at
+ * most MAX_BLOCK_SETS; else 0 (no sets: 4 × 16 / 1 looks its blocks up directly).
+ * @example blockSetSize(6) // 3
+ */
+export function blockSetSize(blocks: number): number {
+  const m = blocks - 3
+  return m >= 2 && binomial(blocks, m) <= MAX_BLOCK_SETS ? m : 0
+}
+
+/**
+ * The block sets of a record or a lookup (`dedup.block_sets`): every `blockSetSize` of its distinct
+ * block terms, joined in position order. Two records share at least that many blocks exactly when
+ * they share a set, so the block route's "≥ minMatch of 6 block terms" becomes one `terms` match on
+ * 20 set terms, each held by ~N / 2^33 records where a block term is held by ~N / 2^11: the
+ * lookup's postings stop growing with the index (docs/BENCHMARKS.md, "Elasticsearch block sets").
+ * @example blockSets(['0_1', '1_2', '2_3', '3_4']).length // 0 (4 blocks: none)
+ */
+export function blockSets(blocks: readonly string[]): string[] {
+  const distinct = [...new Set(blocks)]
+  const m = blockSetSize(distinct.length)
+  if (m === 0) return []
+  const out: string[] = []
+  const pick: string[] = []
+  const walk = (from: number): void => {
+    if (pick.length === m) {
+      out.push(pick.join('.'))
+      return
+    }
+    for (let i = from; i <= distinct.length - (m - pick.length); i++) {
+      pick.push(distinct[i]!)
+      walk(i + 1)
+      pick.pop()
+    }
+  }
+  walk(0)
+  return out
+}
+
+/** Whether a lookup's block clause can be asked as block sets: the index's records all carry them (`useSets`) and its must-match count is their size. */
+export function asksBlockSets(q: CandidateQuery, useSets: boolean): boolean {
+  if (!useSets) return false
+  const m = blockSetSize(distinctBlocks(q).length)
+  return m > 0 && q.minMatch === m
+}
+
+/**
+ * The fields a candidate search reads back: the `dedup` object without its block sets (derived
+ * from the blocks; a record's 20 of them would add half its size again to every hit).
+ */
+export const CANDIDATE_SOURCE = Object.freeze({ includes: ['dedup'], excludes: ['dedup.block_sets'] })
 
 /** A query's distinct block terms (position tags make repeats impossible for real schemes; be safe anyway). */
 export function distinctBlocks(q: CandidateQuery): string[] {
@@ -33,7 +94,7 @@ export function canMatch(q: CandidateQuery): boolean {
  * `minimum_should_match: 1`; `since` as a range on indexed_at, `maxSeq` as a range on seq and
  * `excludeId` as must_not ids.
  */
-export function candidateQuery(q: CandidateQuery): Record<string, unknown> | null {
+export function candidateQuery(q: CandidateQuery, useSets = false): Record<string, unknown> | null {
   const should: Record<string, unknown>[] = []
   if (q.contentHash != null) should.push({ term: { 'dedup.content_hash': q.contentHash } })
   if (q.urlHash != null) should.push({ term: { 'dedup.url_hash': q.urlHash } })
@@ -46,12 +107,14 @@ export function candidateQuery(q: CandidateQuery): Record<string, unknown> | nul
     should.push({
       bool: {
         filter: [
-          {
-            bool: {
-              should: blocks.map((b) => ({ term: { 'dedup.blocks': b } })),
-              minimum_should_match: q.minMatch,
-            },
-          },
+          asksBlockSets(q, useSets)
+            ? { terms: { 'dedup.block_sets': blockSets(blocks) } }
+            : {
+                bool: {
+                  should: blocks.map((b) => ({ term: { 'dedup.blocks': b } })),
+                  minimum_should_match: q.minMatch,
+                },
+              },
           // |Δpopcount| ≤ distance is necessary for distance ≤ maxDistance: a cheap range on a
           // doc-values field that drops part of the block matches before they cross the wire.
           { range: { 'dedup.popcount': { gte: pc - q.maxDistance, lte: pc + q.maxDistance } } },
@@ -75,7 +138,7 @@ export function candidateSearchBody(query: Record<string, unknown>, size: number
     size,
     sort: ['_doc'],
     track_total_hits: false,
-    _source: DEDUP_SOURCE_FIELDS,
+    _source: CANDIDATE_SOURCE,
   }
 }
 

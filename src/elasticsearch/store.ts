@@ -16,7 +16,7 @@ import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../sto
 import { awaitPrimaries, itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
 import { connect } from './_connection.js'
 import {
-  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
+  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetsComplete, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
 } from './_index-setup.js'
 import * as reads from './_index-reads.js'
 import {
@@ -123,6 +123,8 @@ class EsStore implements ElasticsearchStore {
 
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
+  /** Whether the block route looks up block sets (every stored record has them; see `blockSetsComplete`). */
+  private useSets = false
 
   /** What the index set-up and whole-index reads (_index-setup.ts, _index-reads.ts) work through. */
   private readonly ctx: IndexContext
@@ -161,6 +163,7 @@ class EsStore implements ElasticsearchStore {
   async open(): Promise<void> {
     await prepareIndex(this.ctx)
     this.blockScheme = await readBlockScheme(this.ctx)
+    this.useSets = await blockSetsComplete(this.ctx)
     const interval = await refreshInterval(this.ctx)
     this.visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
@@ -419,7 +422,7 @@ class EsStore implements ElasticsearchStore {
     const union = hot.size === 0 ? lookups : lookups.map((l) => ({ at: l.at, query: withoutBands(l.query, hot) })).filter((l) => canMatch(l.query))
     const [hotHits] = await Promise.all([
       this.hotBandHits(lookups, hot),
-      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize), out)),
+      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.useSets), out)),
     ])
     if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
     // One shard's term statistics decide what is hot: on several shards a term can bring more.
@@ -442,7 +445,7 @@ class EsStore implements ElasticsearchStore {
    */
   private async lookup(groups: Lookup[][], out: FingerprintRecord[][], own = false): Promise<void> {
     const bodies = groups.map((g) =>
-      own ? candidateSearchBody(candidateQuery(g[0]!.query)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE),
+      own ? candidateSearchBody(candidateQuery(g[0]!.query, this.useSets)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE, this.useSets),
     )
     const hits = await this.msearch(bodies)
     const split: Lookup[][] = []

@@ -16,6 +16,7 @@ import { storeContractBands } from '../store/contract-bands.js'
 import { storeContractVersions } from '../store/contract-versions.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 import { createDeduplicator } from '../../src/engine/deduplicator.js'
+import { recordToSource } from '../../src/elasticsearch/_document.js'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
 let es: Node
@@ -653,9 +654,11 @@ async function scriptedNode(handle: (req: IncomingMessage, body: string) => { st
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
 }
 
-/** Answers the calls a store makes on open (ensureIndex 'none'): the settings read. */
+/** Answers the calls a store makes on open (ensureIndex 'none'): the settings and mapping reads. */
 function openCalls(req: IncomingMessage): { status: number; body?: unknown } | null {
   if (req.method === 'GET' && req.url?.includes('/_settings')) return { status: 200, body: { idx: { settings: { 'index.refresh_interval': '1s' } } } }
+  // A mapping without block sets: the block route looks up blocks.
+  if (req.method === 'GET' && req.url?.includes('/_mapping')) return { status: 200, body: { idx: { mappings: { properties: {} } } } }
   // The block layout of the stored records (an empty index here).
   if (/\/_search(\?|$)/.test(req.url ?? '')) return { status: 200, body: { took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { hits: [] } } }
   return null
@@ -730,6 +733,32 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
       expect(createDeduplicator({ store, blockScheme: { blocks: 4, minMatch: 1 } }).options.blockScheme).toEqual({ blocks: 4, minMatch: 1 })
     } finally {
       await store.close()
+    }
+  })
+
+  test('a new index looks its 6-block records up by block sets; an index holding a record without them (an older simdup\'s) by blocks', async () => {
+    const store = await makeStore()
+    const index = store.options.index
+    const scheme = { blocks: 6, minMatch: 3 }
+    await putAll(store, [makeRecord('with-sets', fp(1), {}, scheme)])
+    // Written as a simdup before block sets wrote it.
+    const { block_sets: _sets, ...old } = recordToSource(makeRecord('without-sets', fp(2), {}, scheme))
+    expect((await admin('PUT', `/${index}/_doc/without-sets?refresh=true`, { dedup: old })).status).toBe(201)
+    const near = (i: number): CandidateQuery => {
+      const f = flip(flip(fp(i), 5), 40)
+      return { fingerprint: f, blocks: fingerprintBlocks(f, scheme), minMatch: 3, maxDistance: 3 }
+    }
+    try {
+      // Opened on the empty index: block sets only, so the record without them is not found.
+      expect((await store.candidates([near(1), near(2)])).map(idsOf)).toEqual([['with-sets'], []])
+    } finally {
+      await store.close()
+    }
+    const later = await makeStore({}, index)
+    try {
+      expect((await later.candidates([near(1), near(2)])).map(idsOf)).toEqual([['with-sets'], ['without-sets']])
+    } finally {
+      await later.close()
     }
   })
 

@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { CandidateQuery, FingerprintRecord } from '../../src/types.js'
-import { boundBandTerms } from '../../src/elasticsearch/_lookup.js'
+import { boundBandTerms, groupLookups, unionSearchBody } from '../../src/elasticsearch/_lookup.js'
+import { blockSets, candidateQuery } from '../../src/elasticsearch/_query.js'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { T0, hash16, makeRecord, sharing } from './_records.js'
 
@@ -29,5 +30,46 @@ describe('boundBandTerms (the band bound on a search answer and on records not y
       for (const r of matches.filter((m) => m.bands!.includes(t)).sort((a, b) => b.indexedAt - a.indexedAt).slice(0, maxPerBand)) expected.add(r.id)
     }
     expect(boundBandTerms(matches, q, maxPerBand).map((r) => r.id).sort()).toEqual([...expected].sort())
+  })
+})
+
+describe('blockSets (the block route as one terms match)', () => {
+  const u32 = fc.integer({ min: 0, max: 0xffffffff })
+  const fpArb = fc.record({ hi: u32, lo: u32 })
+  const scheme = { blocks: 6, minMatch: 3 }
+
+  test.prop([fpArb, fpArb, fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: 12 })], { numRuns: 2000 })(
+    'two 6-block records share a block set exactly when they share at least 3 blocks (brute force)',
+    (a, random, bits) => {
+      // Half the pairs are bit flips of one another (sharing many blocks), half unrelated.
+      const b = bits.length % 2 === 0 ? bits.reduce((f, bit) => (bit < 32 ? { hi: (f.hi ^ (1 << bit)) >>> 0, lo: f.lo } : { hi: f.hi, lo: (f.lo ^ (1 << (bit - 32))) >>> 0 }), a) : random
+      const ba = fingerprintBlocks(a, scheme)
+      const bb = fingerprintBlocks(b, scheme)
+      const shared = ba.filter((x) => bb.includes(x)).length
+      const setsB = new Set(blockSets(bb))
+      expect(blockSets(ba).some((x) => setsB.has(x))).toBe(shared >= 3)
+    },
+  )
+
+  test('6 blocks give their 20 sets of 3; 4 blocks (minMatch 1) none', () => {
+    const six = fingerprintBlocks(BASE, scheme)
+    expect(blockSets(six)).toHaveLength(20)
+    expect(new Set(blockSets(six)).size).toBe(20)
+    expect(blockSets(fingerprintBlocks(BASE))).toEqual([])
+  })
+
+  test('with sets, lookups ask one terms of block sets per popcount window (a batch of 500 in one union search), without them a 3-of-6 clause each', () => {
+    const lookups = Array.from({ length: 500 }, (_, i) => {
+      const fp = { hi: Math.imul(i + 1, 0x9e3779b1) >>> 0, lo: Math.imul(i + 7, 0x85ebca77) >>> 0 }
+      const q: CandidateQuery = { fingerprint: fp, blocks: fingerprintBlocks(fp, scheme), minMatch: 3, maxDistance: 3, contentHash: hash16(`c${i}`), urlHash: null, titleHash: null }
+      return { at: i, query: q }
+    })
+    expect(groupLookups(lookups, 500, true)).toHaveLength(1)
+    expect(groupLookups(lookups, 500, false).length).toBeGreaterThan(1)
+    const body = JSON.stringify(unionSearchBody(lookups.map((l) => l.query), 10_000, true))
+    expect(body).not.toContain('dedup.blocks')
+    for (const l of lookups) for (const set of blockSets(l.query.blocks)) expect(body).toContain(set)
+    expect(JSON.stringify(candidateQuery(lookups[0]!.query, true))).toContain('dedup.block_sets')
+    expect(JSON.stringify(candidateQuery(lookups[0]!.query, false))).not.toContain('dedup.block_sets')
   })
 })

@@ -53,6 +53,12 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
           cache.put([again])
         } else now += op.ms
         expect(cache.terms).toBeLessThanOrEqual(maxTerms)
+        // Shared objects are released with the last entry holding them (nothing kept beyond the entries).
+        const inside = cache as unknown as { entries: Map<string, { records: FingerprintRecord[] }>; held: Map<string, { record: FingerprintRecord; refs: number }> }
+        const objects = new Map<FingerprintRecord, number>()
+        for (const e of inside.entries.values()) for (const r of e.records) objects.set(r, (objects.get(r) ?? 0) + 1)
+        expect([...inside.held.values()].map((h) => [h.record, h.refs])).toEqual(expect.arrayContaining([...objects]))
+        expect(inside.held.size).toBe(objects.size)
       }
     },
   )
@@ -65,5 +71,20 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
     expect(cache.get(term(1))?.map((r) => r.id)).toEqual(['a'])
     now = 100
     expect(cache.get(term(1))).toBeUndefined()
+  })
+
+  test('a record held for several terms is one object, whichever search read it; another version of it is not', () => {
+    const cache = new HotBandCache(2, 100, 10)
+    const a = makeRecord('a', { hi: 1, lo: 0 }, { seq: 1, bands: [term(1), term(2), term(3)] })
+    // Each search parses its own copy of the record.
+    cache.set(term(1), [{ ...a }], [])
+    cache.set(term(2), [{ ...a }], [])
+    expect(cache.get(term(2))![0]).toBe(cache.get(term(1))![0])
+    // Re-indexed by another writer (a new indexedAt): not the same record.
+    cache.set(term(3), [{ ...a, indexedAt: a.indexedAt + 1 }], [])
+    expect(cache.get(term(3))![0]).not.toBe(cache.get(term(1))![0])
+    // Refilling a term keeps the other entries' object.
+    cache.set(term(1), [{ ...a }], [])
+    expect(cache.get(term(1))![0]).toBe(cache.get(term(2))![0])
   })
 })
