@@ -47,13 +47,14 @@ export function isDedupErrorCode(value: unknown): value is DedupErrorCode {
 }
 
 /**
- * `value` when it is an integer from `min` to `max`; otherwise an INVALID_OPTION error naming the
- * option, the range and what was given, then `hint`.
+ * `value` when it is an integer from `min` to `max` (no upper bound by default); otherwise an
+ * INVALID_OPTION error naming the option, the range and what was given, then `hint`.
  * @example integerOption('workers', 2, 1, 64) // 2
  */
-export function integerOption(name: string, value: unknown, min: number, max: number, hint = ''): number {
+export function integerOption(name: string, value: unknown, min: number, max = Number.POSITIVE_INFINITY, hint = ''): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describeValue(value)}.${hint}`)
+    const range = max === Number.POSITIVE_INFINITY ? `≥ ${min}` : `from ${min} to ${max}`
+    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer ${range}, got ${describeValue(value)}.${hint}`)
   }
   return value
 }

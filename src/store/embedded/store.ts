@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { access, mkdir, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../../types.js'
-import { DedupError, describeValue } from '../../errors.js'
+import { DedupError, describeValue, integerOption } from '../../errors.js'
 import type { CandidateBounds, FingerprintStore } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
@@ -132,13 +132,6 @@ export interface MemoryStoreCheck {
   damage: LogDamageReport | null
 }
 
-function positiveInt(name: string, value: unknown): number {
-  if (!Number.isInteger(value) || (value as number) < 1) {
-    throw new DedupError('INVALID_OPTION', `Expected \`${name}\` to be an integer ≥ 1, got ${describeValue(value)}.`)
-  }
-  return value as number
-}
-
 /**
  * The embedded fingerprint store: columnar in-memory tables, optionally backed by an append-only,
  * crash-safe log in a directory (see `openMemoryStore`). With a directory, records are read back
@@ -183,19 +176,15 @@ export class MemoryStore implements FingerprintStore {
       throw new DedupError('INVALID_OPTION', 'Expected no `dir` for `new MemoryStore()`; use `await openMemoryStore({ dir })` for a persistent store.')
     }
     this.limits = Object.freeze({
-      maxPerKey: positiveInt('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey),
-      maxBlockCandidates: positiveInt('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates),
-      maxPerBand: positiveInt('maxPerBand', options.maxPerBand ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand),
+      maxPerKey: integerOption('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey, 1),
+      maxBlockCandidates: integerOption('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates, 1),
+      maxPerBand: integerOption('maxPerBand', options.maxPerBand ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand, 1),
       filterBlockDistance: options.filterBlockDistance ?? DEFAULT_MEMORY_STORE_OPTIONS.filterBlockDistance,
     })
     if (typeof this.limits.filterBlockDistance !== 'boolean') {
       throw new DedupError('INVALID_OPTION', `Expected \`filterBlockDistance\` to be a boolean, got ${describeValue(this.limits.filterBlockDistance)}.`)
     }
-    const cache = options.entryCache
-    if (cache !== undefined && (!Number.isInteger(cache) || cache < 0)) {
-      throw new DedupError('INVALID_OPTION', `Expected \`entryCache\` to be an integer ≥ 0, got ${describeValue(cache)}.`)
-    }
-    this.entryCache = cache
+    this.entryCache = options.entryCache === undefined ? undefined : integerOption('entryCache', options.entryCache, 0)
     this.tables = new Tables(this.layouts, this.registry)
   }
 
