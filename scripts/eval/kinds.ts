@@ -25,7 +25,8 @@ import { similarityGroups } from './oracle.js'
 import type { LabelledRef } from './metrics.js'
 import type { EvalDoc } from './systems.js'
 import { Rng } from './prng.js'
-import { renderTerminal, terminalDrafts } from './terminal.js'
+import { renderTerminal, terminalDrafts, type TerminalDraft } from './terminal.js'
+import { moreTerminalDrafts } from './terminal-more.js'
 import { attributionDrafts } from './attributions.js'
 import { normalizeContent } from '../../src/normalize/content.js'
 import { jaccard, shingleSet } from './oracle.js'
@@ -251,14 +252,17 @@ function firstDiff(a: string, b: string): { engine: string; oracle: string } {
 }
 
 /** Kind (c), real terminal output (terminal.ts): man pages, grep, full-screen, progress bars, ls. */
-function terminalKind(fortunes: Map<string, string[]>, rng: Rng, log: (s: string) => void): KindStream {
+function terminalKind(
+  fortunes: Map<string, string[]>, rng: Rng, log: (s: string) => void, name = 'terminal',
+  make: (texts: readonly string[], rng: Rng, log: (s: string) => void) => { drafts: TerminalDraft[]; groups: number[] } = terminalDrafts,
+): KindStream {
   const all = [...(fortunes.get('chinese') ?? []), ...(fortunes.get('tang300') ?? []), ...(fortunes.get('song100') ?? [])]
   const plain = [...new Set(all.map((e) => stripAnsi(e).trim()))].filter((t) => {
     const n = t.replace(/\s/g, '').length
     return n >= 6 && n <= 400 && !/[\u2500-\u257f]/.test(t)
   })
   const texts = rng.fork('texts').sample(plain, Math.min(500, plain.length))
-  const { drafts, groups } = terminalDrafts(texts, rng.fork('drafts'), log)
+  const { drafts, groups } = make(texts, rng.fork('drafts'), log)
   const keys = copyKeys(drafts, rng.fork('order'))
   const strayed = drafts.filter((d, i) => d.source !== undefined && groups[i] !== groups[d.source]).length
   const counts = new Map<string, number>()
@@ -280,7 +284,7 @@ function terminalKind(fortunes: Map<string, string[]>, rng: Rng, log: (s: string
     shapes.set(d.label, row)
   })
   const shapeNotes = [...shapes].map(([label, r]) => `engine normaliser on ${label}: ${r.same}/${r.n} equal to the oracle stripper's text, 5-gram Jaccard with the plain source ${(r.j / r.n).toFixed(3)}, ${r.leftover} with escape remnants${r.example === undefined ? '' : `; e.g. ${r.example}`}`)
-  return finish('terminal', drafts.map((d, i) => ({
+  return finish(name, drafts.map((d, i) => ({
     content: d.content, perturbation: d.label, key: keys[i]!, groupOf: groups[i]!, bucket: d.family,
   })), [
     `real terminal output: ${[...counts].map(([k, v]) => `${k} ${v}`).join(', ')}`,
@@ -335,5 +339,6 @@ export function buildKinds(corpus: readonly CorpusDoc[], seed: number, log: (s: 
     return []
   }
   const rng = new Rng(seed)
-  return [urlKind(corpus, fortunes), ansiKind(fortunes, rng.fork('ansi')), terminalKind(fortunes, rng.fork('terminal'), log), quotesKind(fortunes, rng.fork('quotes')), attributionsKind(rng.fork('attributions'), log)]
+  return [urlKind(corpus, fortunes), ansiKind(fortunes, rng.fork('ansi')), terminalKind(fortunes, rng.fork('terminal'), log), quotesKind(fortunes, rng.fork('quotes')), attributionsKind(rng.fork('attributions'), log),
+    terminalKind(fortunes, rng.fork('terminal-more'), log, 'terminal-more', moreTerminalDrafts)]
 }

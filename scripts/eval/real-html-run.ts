@@ -162,27 +162,37 @@ function printComposition(ds: RealHtmlDataset, what: string): void {
  */
 export async function evalRealHtml(
   factories: readonly (() => Promise<EvalSystem | null>)[],
-  options: { seed: number; sites?: 'old' | 'all'; errors?: boolean; log?: (s: string) => void },
+  options: { seed: number; sites?: 'old' | 'all' | 'more'; errors?: boolean; log?: (s: string) => void },
 ): Promise<RealHtmlResult[]> {
   const oldOnly = options.sites === 'old'
+  const moreOnly = options.sites === 'more'
   const ds = buildRealHtmlDatasets({ seed: options.seed, oldOnly, ...(options.log === undefined ? {} : { log: options.log }) })
-  printComposition(ds.old, 'old sites (LibreOffice help + Debian Reference)')
-  if (ds.all !== undefined) printComposition(ds.all, 'all sites')
+  if (!moreOnly) printComposition(ds.old, 'old sites (LibreOffice help + Debian Reference)')
+  if (ds.all !== undefined && !moreOnly) printComposition(ds.all, 'all sites')
+  if (ds.more !== undefined) printComposition(ds.more, 'more sites (the held-out test\'s five: GIMP, Debian Edu, developers-reference, git, jsoup)')
   const out: RealHtmlResult[] = []
   for (const factory of factories) {
-    const oldSystem = await factory()
-    if (oldSystem === null) continue
-    out.push(await runOne(oldSystem, ds.old, 'old-sites', false, false))
-    if (ds.all === undefined) continue
-    const system = (await factory())!
-    out.push(await runOne(system, ds.all, 'all-sites', true, options.errors === true && system.name === 'simdup'))
+    const errors = (s: EvalSystem): boolean => options.errors === true && s.name === 'simdup'
+    if (!moreOnly) {
+      const oldSystem = await factory()
+      if (oldSystem === null) continue
+      out.push(await runOne(oldSystem, ds.old, 'old-sites', false, false))
+      if (ds.all !== undefined) {
+        const system = (await factory())!
+        out.push(await runOne(system, ds.all, 'all-sites', true, errors(system)))
+      }
+    }
+    if (ds.more === undefined) continue
+    const system = await factory()
+    if (system === null) continue
+    out.push(await runOne(system, ds.more, 'more-sites', true, errors(system)))
   }
   return out
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, system: { type: 'string' }, sites: { type: 'string', default: 'all' }, errors: { type: 'boolean' } } })
-  if (values.sites !== 'old' && values.sites !== 'all') throw new Error(`--sites must be old or all, got ${values.sites}`)
+  if (values.sites !== 'old' && values.sites !== 'all' && values.sites !== 'more') throw new Error(`--sites must be old, all or more, got ${values.sites}`)
   const factories: (() => Promise<EvalSystem | null>)[] = []
   if (values.system !== 'baseline') factories.push(() => createSimdupSystem())
   if (values.system !== 'simdup') factories.push(async () => createBaselineSystem())

@@ -32,7 +32,7 @@ import type { LabelledRef } from './metrics.js'
 import { similarityGroups } from './oracle.js'
 import { Rng } from './prng.js'
 import type { EvalDoc } from './systems.js'
-import { elementSpans, EXTRA_SITES, MIN_MAIN_CHARS, sitePages, walk, type SitePage } from './real-html-sites.js'
+import { elementSpans, EXTRA_SITES, MIN_MAIN_CHARS, MORE_SITES, sitePages, walk, type SiteSpec, type SitePage } from './real-html-sites.js'
 
 /** Oracle settings of this kind: character 5-grams, Jaccard ≥ 0.6. */
 export const REAL_HTML_ORACLE = { k: 5, threshold: 0.6 } as const
@@ -239,15 +239,16 @@ const siteOf = (p: SitePage): string => p.label.replace(/-(page|section)$/, '')
  * The extra sites' pages (real-html-sites.ts) and their re-wrapped copies: `rewrapped` pages of each
  * site moved into the chrome of a page of another site (any of all sites).
  */
-function extraItems(rng: Rng, oldHosts: readonly SitePage[], rewrapped: number, log: (s: string) => void): Item[] {
+function extraItems(rng: Rng, oldHosts: readonly SitePage[], rewrapped: number, log: (s: string) => void, specs: readonly SiteSpec[] = EXTRA_SITES): { items: Item[]; hosts: SitePage[] } {
   const sites: SitePage[][] = []
-  for (const spec of EXTRA_SITES) {
+  for (const spec of specs) {
     const pages = sitePages(spec, rng.fork(spec.name), log)
     if (pages !== null && pages.length > 0) sites.push(pages)
   }
   const items: Item[] = sites.flat().map((s) => ({ id: s.id, url: s.url, html: s.html, main: s.main, label: s.label }))
   const hostsBySite = new Map<string, SitePage[]>()
-  for (const h of [...oldHosts, ...sites.flat()]) hostsBySite.set(siteOf(h), [...(hostsBySite.get(siteOf(h)) ?? []), h])
+  const hosts = [...oldHosts, ...sites.flat()]
+  for (const h of hosts) hostsBySite.set(siteOf(h), [...(hostsBySite.get(siteOf(h)) ?? []), h])
   for (const pages of sites) {
     const site = siteOf(pages[0]!)
     const others = [...hostsBySite.keys()].filter((k) => k !== site)
@@ -264,7 +265,7 @@ function extraItems(rng: Rng, oldHosts: readonly SitePage[], rewrapped: number, 
       })
     }
   }
-  return items
+  return { items, hosts }
 }
 
 /** Originals shuffled; each copy inserted at a random place after its source; oracle groups. */
@@ -307,15 +308,20 @@ export function buildRealHtmlDataset(options: RealHtmlOptions): RealHtmlDataset 
  * Both streams of kind (a) from one reading of the pages: `old` (LibreOffice + Debian Reference,
  * the figures before the extra sites) and `all` (with the extra sites of real-html-sites.ts).
  */
-export function buildRealHtmlDatasets(options: RealHtmlOptions & { oldOnly?: boolean }): { old: RealHtmlDataset; all?: RealHtmlDataset } {
+export function buildRealHtmlDatasets(options: RealHtmlOptions & { oldOnly?: boolean }): { old: RealHtmlDataset; all?: RealHtmlDataset; more?: RealHtmlDataset } {
   const pkgs = options.pkgsDir ?? join(CORPUS_CACHE_DIR, 'pkgs')
   const rng = new Rng(options.seed).fork('real-html')
   const old = oldItems(options, pkgs, rng)
   const oldDs = assemble(old.items, rng)
   if (options.oldOnly === true) return { old: oldDs }
+  const log = options.log ?? (() => {})
   const extraRng = new Rng(options.seed).fork('real-html-sites')
-  const extra = extraItems(extraRng, old.hosts, options.extraRewrapped ?? 20, options.log ?? (() => {}))
-  return { old: oldDs, all: assemble([...old.items, ...extra], extraRng.fork('order')) }
+  const extra = extraItems(extraRng, old.hosts, options.extraRewrapped ?? 20, log)
+  const all = assemble([...old.items, ...extra.items], extraRng.fork('order'))
+  // MORE_SITES alone, their copies re-wrapped into pages of any site (old, extra or more).
+  const moreRng = new Rng(options.seed).fork('real-html-more-sites')
+  const more = extraItems(moreRng, extra.hosts, options.extraRewrapped ?? 20, log, MORE_SITES)
+  return { old: oldDs, all, more: assemble(more.items, moreRng.fork('order')) }
 }
 
 /** The stream as the systems see it: raw HTML, no labels, no URL (the url layer is another kind). */

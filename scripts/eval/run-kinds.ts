@@ -41,8 +41,9 @@ function recallByNote(docs: readonly KindDoc[], decisions: readonly EvalDecision
  */
 export async function runKinds(
   corpus: readonly CorpusDoc[], seed: number, makeSystem: () => Promise<EvalSystem>, log: (s: string) => void, others: readonly { name: string; metrics: EvalMetrics }[] = [],
+  only?: ReadonlySet<string>,
 ): Promise<KindResult[]> {
-  const kinds = buildKinds(corpus, seed, log)
+  const kinds = buildKinds(corpus, seed, log).filter((k) => only === undefined || only.has(k.name))
   const results: KindResult[] = []
   for (const k of kinds) {
     const system = await makeSystem()

@@ -3,7 +3,7 @@
  * seed-style baseline on it, and prints precision, recall, F1, recall per perturbation and per
  * length bucket, false positives per category (with examples) and throughput.
  *
- *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only] [--url-resemblance X]
+ *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only] [--only real-html,terminal,…] [--url-resemblance X]
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       system: { type: 'string' },
       kinds: { type: 'string', default: 'all' },
+      only: { type: 'string' },
       'url-resemblance': { type: 'string' },
     },
   })
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
     throw new Error(`--system must be simdup or baseline, got ${values.system}`)
   }
   if (!['all', 'none', 'only'].includes(values.kinds)) throw new Error(`--kinds must be all, none or only, got ${values.kinds}`)
+  const only = values.only === undefined ? undefined : new Set(values.only.split(',').map((x) => x.trim()))
   const log = (s: string): void => console.error(s)
 
   const corpus = await loadCorpus({ log })
@@ -157,16 +159,17 @@ async function main(): Promise<void> {
   }
   printComparison(results)
   // Kind (a): raw HTML pages with real site chrome, a stream of its own (real-html.ts).
-  const realHtml = values.kinds === 'none' ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed, log })
+  const realHtml = values.kinds === 'none' || (only !== undefined && !only.has('real-html')) ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed, log })
   // Kinds (b)–(d) (issue 15): simdup only, each its own stream; overall = main + every kind.
   if (values.kinds !== 'none' && values.system !== 'baseline') {
     const streams = [
       ...results.filter((r) => r.name === 'simdup').map((r) => ({ name: 'main', metrics: r.metrics })),
       ...realHtml.filter((r) => r.name === 'simdup' && r.stream === 'all-sites').map((r) => ({ name: 'real-html', metrics: r.metrics })),
+      ...realHtml.filter((r) => r.name === 'simdup' && r.stream === 'more-sites').map((r) => ({ name: 'real-html-more', metrics: r.metrics })),
     ]
     const oldSites = realHtml.find((r) => r.name === 'simdup' && r.stream === 'old-sites')
     if (oldSites !== undefined) console.log(`\nkind (a) on the old sites only (LibreOffice help + Debian Reference, as before the extra sites): P ${pct(oldSites.metrics.precision)}  R ${pct(oldSites.metrics.recall)}`)
-    await runKinds(corpus, seed, async () => (await loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance }))!, log, streams)
+    await runKinds(corpus, seed, async () => (await loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance }))!, log, streams, only)
   }
 
   if (values.json !== undefined) {

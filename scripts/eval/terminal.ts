@@ -60,7 +60,7 @@ export interface TerminalDraft {
   note?: string
 }
 
-function run(cmd: string, args: readonly string[], input: string | Buffer, env: Record<string, string> = {}): string | null {
+export function run(cmd: string, args: readonly string[], input: string | Buffer, env: Record<string, string> = {}): string | null {
   const r = spawnSync(cmd, args, { input, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env }, maxBuffer: 64 << 20 })
   return r.status === 0 || (cmd === 'grep' && r.status === 1) ? r.stdout : null
 }
@@ -78,7 +78,7 @@ function cutAtChars(rendered: string, chars: number): string {
   return out.join('\n')
 }
 
-function manPages(rng: Rng, count: number, log: (s: string) => void): TerminalDraft[] {
+export function manPages(rng: Rng, count: number, log: (s: string) => void): TerminalDraft[] {
   const root = ensurePackageRoot('manpages-zh', log)
   if (root === null) return []
   const base = join(root, 'usr/share/man/zh_CN')

@@ -206,7 +206,10 @@ const WORD_RE = /\p{L}/u
  * terminal ("10%\r50%\r100%\n") leaves its last frame, not every frame. Only in text that has
  * line feeds: with none at all it is an old Mac file, whose carriage returns end lines. A line so
  * redrawn whose last frame has no word in it (no letter of any script once escapes are out: a bar
- * of `#` and a percentage, a spinner, a counter) is a progress display, not text: it goes.
+ * of `#` and a percentage, a spinner, a counter) is a progress display, not text: it goes. So does
+ * a line drawn three times or more, whatever its last frame says ("Receiving objects: 100% (402/402),
+ * done." after `git clone`'s frames): a line redrawn in a loop is a status display, and written
+ * text is never drawn over twice.
  */
 function overwriteCarriageReturns(text: string): string {
   if (!text.includes('\r') || !text.includes('\n')) return text
@@ -216,8 +219,10 @@ function overwriteCarriageReturns(text: string): string {
     let end = line.length
     while (end > 0 && line.charCodeAt(end - 1) === 0x0d) end--
     const at = line.lastIndexOf('\r', end - 1)
+    // Drawn three times or more (two carriage returns inside it): a live status line.
+    const redrawn = at > 0 && line.lastIndexOf('\r', at - 1) >= 0
     if (at >= 0 || end < line.length) line = line.slice(at + 1, end)
-    if (at >= 0 && !WORD_RE.test(stripTerminalEscapes(line))) line = ''
+    if (redrawn || (at >= 0 && !WORD_RE.test(stripTerminalEscapes(line)))) line = ''
     lines[i] = line
   }
   return lines.join('\n')

