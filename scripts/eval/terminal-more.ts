@@ -7,8 +7,8 @@
  * - `less-pager`: a text shown by `less -R -F -X` in a pseudo-terminal (`script`): keypad mode
  *   (`\e[?1h\e=` … `\e[?1l\e>`), `\e[m\r\n` line ends, a final `\r\e[K`.
  * - `shell-session`: an interactive `bash -i` session captured by `script` that runs `cat` on the
- *   text: the typed-ahead echo, a coloured prompt with an OSC 0 title, bracketed-paste mode
- *   (`\e[?2004h`, `\e[?2004l\r`), CR LF line ends, then `exit`.
+ *   text: a coloured prompt with an OSC 0 title, bracketed-paste mode (`\e[?2004h`,
+ *   `\e[?2004l\r`), the command echoed, CR LF line ends, then `exit`.
  * - `git-progress`: `git clone --progress` of a local repository in a pseudo-terminal (progress
  *   lines redrawn with `\r` and `\e[K`), then the text, as a CI log shows a checkout and a step.
  * - `git-log-colour`: the text as a commit message, shown by `git log --color=always --decorate`
@@ -39,9 +39,13 @@ const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent',
 }
 
-/** `script -qec <command>` in `cwd` with `input` typed: what a terminal receives, or null. */
+/**
+ * `script -qec <command>` in `cwd`: what a terminal receives, or null. `input` is typed a moment
+ * after the start (once the program waits for it), so the capture does not depend on timing.
+ */
 function inTty(command: string, cwd: string, input = ''): string | null {
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd, input, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...TTY_ENV }, timeout: 20000 })
+  const feed = input === '' ? '' : `(sleep 0.3; printf '%s' "$1") | `
+  const r = spawnSync('bash', ['-c', `${feed}script -qec "$0" /dev/null`, command, input], { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...TTY_ENV }, timeout: 20000 })
   return r.status === 0 ? r.stdout : null
 }
 
