@@ -138,20 +138,29 @@ export function moreTerminalDrafts(texts: readonly string[], rng: Rng, log: (s: 
   const groups: number[] = []
   for (const [family, k] of [[man, 5], [text, 2]] as const) {
     const offset = drafts.length
-    // Originals are grouped among themselves; a copy joins its source's group when the oracle finds
-    // the two alike, else it stands alone. Copies are never grouped through each other: copies of
-    // different texts share the program's own lines (a prompt, a log header), not a text.
-    const originals = family.flatMap((d, i) => (d.source === undefined ? [i] : []))
-    const g = similarityGroups(originals.map((i) => renderTerminal(family[i]!.content)), k, 0.5)
-    const groupOf = new Map(originals.map((i, n) => [i, originals[g[n]!]!]))
+    const g = copyGroups(family, k)
     family.forEach((d, i) => {
       drafts.push({ ...d, ...(d.source === undefined ? {} : { source: d.source + offset }) })
-      if (d.source === undefined) groups.push(offset + groupOf.get(i)!)
-      else {
-        const alike = jaccard(shingleSet(renderTerminal(d.content), k), shingleSet(renderTerminal(family[d.source]!.content), k)) >= 0.5
-        groups.push(offset + (alike ? groupOf.get(d.source)! : i))
-      }
+      groups.push(offset + g[i]!)
     })
   }
   return { drafts, groups }
+}
+
+/**
+ * The oracle's group of each draft (index of its group's first draft): originals grouped among
+ * themselves (character `k`-gram Jaccard ≥ 0.5 of what a terminal shows, connected); a copy joins
+ * its source's group when the two are alike, else it stands alone. Copies are never grouped
+ * through each other: copies of different texts share their program's lines, not a text.
+ * @example copyGroups([{ content: '甲乙丙丁', label: 'a', family: 'text' }, { content: '$ cat\n甲乙丙丁', label: 'b', source: 0, family: 'text' }], 2) // → [0, 0]
+ */
+export function copyGroups(family: readonly Pick<TerminalDraft, 'content' | 'source'>[], k: number): number[] {
+  const originals = family.flatMap((d, i) => (d.source === undefined ? [i] : []))
+  const g = similarityGroups(originals.map((i) => renderTerminal(family[i]!.content)), k, 0.5)
+  const groupOf = new Map(originals.map((i, n) => [i, originals[g[n]!]!]))
+  return family.map((d, i) => {
+    if (d.source === undefined) return groupOf.get(i)!
+    const alike = jaccard(shingleSet(renderTerminal(d.content), k), shingleSet(renderTerminal(family[d.source]!.content), k)) >= 0.5
+    return alike ? groupOf.get(d.source)! : i
+  })
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { fortuneEntries, quoteBody, stripAnsi } from '../../../scripts/eval/kinds.js'
 import { cutElements, elementSpans, fragmentText } from '../../../scripts/eval/real-html-sites.js'
 import { renderTerminal } from '../../../scripts/eval/terminal.js'
+import { copyGroups } from '../../../scripts/eval/terminal-more.js'
 
 describe('eval kinds: the oracle side', () => {
   it('splits a fortune file on % lines', () => {
@@ -29,6 +30,22 @@ describe('eval terminal stream: the oracle stripper', () => {
   })
   it('keeps what follows the last carriage return of a line', () => {
     expect(renderTerminal('\r##   26.6%\r#### 62.3%\r\n一分价钱一分货。')).toBe('#### 62.3%\n一分价钱一分货。')
+  })
+})
+
+describe('eval terminal-more stream: copies are grouped with their source only', () => {
+  // Two different short quotes, each captured after the same real `git clone` messages: the
+  // copies are alike each other through git's lines, not through a text.
+  const clone = "Cloning into 'dst'...\r\nremote: Enumerating objects: 402, done.\x1b[K\r\nremote: Total 402 (delta 397), reused 0 (delta 0), pack-reused 0\x1b[K\r\n"
+  const family = [
+    { content: '海内存知己，天涯若比邻。' },
+    { content: '一分价钱一分货。' },
+    { content: `${clone}海内存知己，天涯若比邻。\r\n`, source: 0 },
+    { content: `${clone}一分价钱一分货。\r\n`, source: 1 },
+    { content: '\x1b[?1h\x1b=\r海内存知己，天涯若比邻。\x1b[m\r\n\r\x1b[K\x1b[?1l\x1b>', source: 0 },
+  ]
+  it('never joins copies of different texts, and keeps a copy alike its source in its group', () => {
+    expect(copyGroups(family, 2)).toEqual([0, 1, 2, 3, 0])
   })
 })
 
