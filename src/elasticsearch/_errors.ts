@@ -111,7 +111,8 @@ export interface ErrorContext {
   /** e.g. "_msearch (candidates)". */
   action: string
   index: string
-  node: string
+  /** The node(s) as shown in messages; absent when the caller's client is all there is (the search hook). */
+  node?: string
 }
 
 /**
@@ -127,7 +128,7 @@ export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Reda
   if (isUnavailable(err)) {
     return new DedupError(
       'STORE_UNAVAILABLE',
-      `Cannot reach Elasticsearch at ${displayUrl(ctx.node)} for ${ctx.action} on index \`${ctx.index}\`. Check that the node is up and the URL is right (e.g. \`npm run es:start\`).`,
+      `Cannot reach Elasticsearch${ctx.node === undefined ? '' : ` at ${displayUrl(ctx.node)}`} for ${ctx.action} on index \`${ctx.index}\`. Check that the node is up and the URL is right (e.g. \`npm run es:start\`).`,
       { cause: err },
     )
   }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { Client, ClusterConnectionPool } from '@elastic/elasticsearch'
 import { run } from '../../src/cli/main.js'
 import { createElasticsearchStore, type ElasticsearchStore } from '../../src/elasticsearch/store.js'
+import { dedupSearch, type SearchClient } from '../../src/elasticsearch/hook/index.js'
 import { fakeIO } from '../helpers/cli.js'
 import { acquireElasticsearch, testIndexOptions, testIndexSettings, type AcquiredElasticsearch } from '../helpers/es-node.js'
 import type { FingerprintRecord } from '../../src/types.js'
@@ -145,6 +146,23 @@ describe('a red index while a node of the list is down', () => {
       const err: unknown = await createElasticsearchStore({ node: [...es.nodes, await downNode()], index, ensureIndex: 'none', retries: 0 }).catch((e: unknown) => e)
       expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no started copy: a node down or just back, the index red\?\)/) })
     } finally {
+      await drop()
+    }
+  })
+
+  test('the search hook reports it as the red index it is (STORE_REQUEST_FAILED, status 503), not as no node reachable', async () => {
+    const { index, drop } = await redIndex('red-hook')
+    const client = new Client({ nodes: [...es.nodes, await downNode()], maxRetries: es.nodes.length, ConnectionPool: ClusterConnectionPool })
+    // _msearch answers a red index search by search (200, each search 503: the hook reports those
+    // as refused already). A node answers the whole request 503 when it has no elected master or
+    // no recovered cluster state, which a shared test node cannot be put in: the red index's own
+    // search, answered 503 and carried by the client on to the node that is down, stands in.
+    const viaSearch: SearchClient = { msearch: () => client.search({ index }) as never }
+    try {
+      const err: unknown = await dedupSearch(viaSearch, { index }).catch((e: unknown) => e)
+      expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no started copy/) })
+    } finally {
+      await client.close()
       await drop()
     }
   })
