@@ -13,7 +13,9 @@ import {
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import { awaitPrimaries, itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
+import {
+  awaitPrimaries, itemError, errorReason, errorType, isShardsUnavailable, pauseBeforeRetry, SHARDS_HINT, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
+} from './_errors.js'
 import { connect } from './_connection.js'
 import {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetsComplete, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
@@ -288,7 +290,20 @@ class EsStore implements ElasticsearchStore {
     return { written, failed }
   }
 
-  /** One bulk request of records via the client's bulk helper; item failures with 429/5xx are retried with back-off. */
+  /**
+   * How long Elasticsearch may wait for an unavailable primary before answering a bulk item 503
+   * (its `timeout`; its own default, a minute, outlasts the request timeout, so the client gave up
+   * first and the red index looked like a node out of reach): half the request timeout. The store
+   * then waits for the primaries itself (`pauseBeforeRetry`) and retries the items.
+   */
+  private get bulkTimeout(): string {
+    return `${Math.max(1, Math.floor(this.options.requestTimeoutMs / 2))}ms`
+  }
+
+  /**
+   * One bulk request of records via the client's bulk helper; item failures with 429/5xx are
+   * retried with back-off, after waiting for the primaries when an item's shard had no started copy.
+   */
   private async bulkPut(records: FingerprintRecord[], acked: FingerprintRecord[], failures: Map<string, Error>): Promise<void> {
     const byId = new Map(records.map((r) => [r.id, r]))
     const shared = this.options.sharedIndex
@@ -297,6 +312,7 @@ class EsStore implements ElasticsearchStore {
     // round is waited out however many rounds it takes (each round writes at least one).
     for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
+      const retried: Error[] = []
       const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
       const okIds: string[] = []
       const dropped = new Map<string, { status: number; error: unknown }>()
@@ -318,6 +334,7 @@ class EsStore implements ElasticsearchStore {
           flushInterval: 600_000,
           concurrency: 1,
           retries: 0,
+          timeout: this.bulkTimeout,
           ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }),
         })
       })
@@ -330,17 +347,21 @@ class EsStore implements ElasticsearchStore {
       for (const r of todo) {
         const d = dropped.get(r.id)
         if (d === undefined) continue
-        if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) retry.push(r)
-        else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
+        if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) {
+          retry.push(r)
+          retried.push(itemError(d.status, d.error))
+        } else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
       }
-      if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt++))
+      if (retry.length > 0) await pauseBeforeRetry(this.policy, attempt++, retried)
       todo = retry
     }
   }
 
   private itemFailure(id: string, status: number, error: unknown): DedupError {
     const detail = error === null || error === undefined ? 'too many requests, retries exhausted' : `${errorType(error)}: ${errorReason(error)}`
-    return new DedupError('STORE_REQUEST_FAILED', this.redactor.text(`Elasticsearch rejected document \`${id}\` (status ${status}): ${detail}`), {
+    // Retried after waiting for the primaries (up to a minute each time) until the retries ran out.
+    const hint = isShardsUnavailable(itemError(status, error)) ? ` ${SHARDS_HINT}` : ''
+    return new DedupError('STORE_REQUEST_FAILED', this.redactor.text(`Elasticsearch rejected document \`${id}\` (status ${status})${hint}: ${detail}`), {
       cause: error,
     })
   }
@@ -357,6 +378,7 @@ class EsStore implements ElasticsearchStore {
         let todo = c
         for (let attempt = 0; todo.length > 0; attempt++) {
           const retry: string[] = []
+          const retried: Error[] = []
           const operations = todo.flatMap((id): estypes.BulkOperationContainer[] | [estypes.BulkOperationContainer, object] =>
             this.options.sharedIndex
               ? // Remove only simdup's object from a content document.
@@ -364,18 +386,20 @@ class EsStore implements ElasticsearchStore {
               : [{ delete: { _index: this.index, _id: id } }],
           )
           const res = await this.request('_bulk (delete)', () =>
-            this.client.bulk({ operations, ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }) }),
+            this.client.bulk({ operations, timeout: this.bulkTimeout, ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }) }),
           )
           for (const item of res.items) {
             const r = Object.values(item)[0]
             if (r === undefined || r.status < 300 || r.status === 404) continue
-            if ((r.status === 429 || r.status >= 500) && attempt < this.options.retries) retry.push(String(r._id))
-            else {
+            if ((r.status === 429 || r.status >= 500) && attempt < this.options.retries) {
+              retry.push(String(r._id))
+              retried.push(itemError(r.status, r.error))
+            } else {
               failed.push(String(r._id))
               firstError ??= itemError(r.status, r.error)
             }
           }
-          if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
+          if (retry.length > 0) await pauseBeforeRetry(this.policy, attempt, retried)
           todo = retry
         }
       }),

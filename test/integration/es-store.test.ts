@@ -654,13 +654,15 @@ async function scriptedNode(handle: (req: IncomingMessage, body: string) => { st
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
 }
 
-/** Answers the calls a store makes on open (ensureIndex 'none'): the settings and mapping reads. */
+/** Answers the calls a store makes on open (ensureIndex 'none'): the settings and mapping reads; and its health waits. */
 function openCalls(req: IncomingMessage): { status: number; body?: unknown } | null {
   if (req.method === 'GET' && req.url?.includes('/_settings')) return { status: 200, body: { idx: { settings: { 'index.refresh_interval': '1s' } } } }
   // A mapping without block sets: the block route looks up blocks.
   if (req.method === 'GET' && req.url?.includes('/_mapping')) return { status: 200, body: { idx: { mappings: { properties: {} } } } }
   // The block layout of the stored records (an empty index here).
   if (/\/_search(\?|$)/.test(req.url ?? '')) return { status: 200, body: { took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { hits: [] } } }
+  // The wait for the primaries after a 503 (green: nothing to wait for).
+  if (req.url?.startsWith('/_cluster/health') === true) return { status: 200, body: { status: 'green', timed_out: false } }
   return null
 }
 
