@@ -4,7 +4,7 @@ import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import type { CandidateBounds, FingerprintStore, StoreBlockScheme } from '../store/store.js'
 import { DedupError, describeValue } from '../errors.js'
 import { recordToSource, sourceToRecord, DEDUP_SOURCE_FIELDS, type DedupSource } from './_document.js'
-import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
+import { NEWEST_BLOCK_SET_FORMAT, canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
 import { HotBandCache } from './_hot-bands.js'
 import {
@@ -18,7 +18,8 @@ import {
 } from './_errors.js'
 import { connect } from './_connection.js'
 import {
-  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetsComplete, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
+  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
+  type BlockSetFormats, type IndexContext, type TemplateNames,
 } from './_index-setup.js'
 import * as reads from './_index-reads.js'
 import {
@@ -125,8 +126,8 @@ class EsStore implements ElasticsearchStore {
 
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
-  /** Whether the block route looks up block sets (every stored record has them; see `blockSetsComplete`). */
-  private useSets = false
+  /** The block sets the block route looks up (null: blocks) and those new records carry (see `blockSetFormats`). */
+  private sets: BlockSetFormats = { lookup: null, write: NEWEST_BLOCK_SET_FORMAT }
 
   /** What the index set-up and whole-index reads (_index-setup.ts, _index-reads.ts) work through. */
   private readonly ctx: IndexContext
@@ -163,9 +164,9 @@ class EsStore implements ElasticsearchStore {
 
   /** Index creation / mapping per `ensureIndex`, then the pending list sized to the refresh interval. */
   async open(): Promise<void> {
-    await prepareIndex(this.ctx)
+    const mappings = await prepareIndex(this.ctx)
     this.blockScheme = await readBlockScheme(this.ctx)
-    this.useSets = await blockSetsComplete(this.ctx)
+    this.sets = await blockSetFormats(this.ctx, mappings)
     const interval = await refreshInterval(this.ctx)
     this.visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
@@ -313,7 +314,7 @@ class EsStore implements ElasticsearchStore {
     for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
       const retried: Error[] = []
-      const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
+      const docs = todo.map((r) => ({ dedup: recordToSource(r, this.sets.write) }))
       const okIds: string[] = []
       const dropped = new Map<string, { status: number; error: unknown }>()
       await this.request('_bulk (put)', async () => {
@@ -446,7 +447,7 @@ class EsStore implements ElasticsearchStore {
     const union = hot.size === 0 ? lookups : lookups.map((l) => ({ at: l.at, query: withoutBands(l.query, hot) })).filter((l) => canMatch(l.query))
     const [hotHits] = await Promise.all([
       this.hotBandHits(lookups, hot),
-      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.useSets), out)),
+      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.sets.lookup), out)),
     ])
     if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
     // One shard's term statistics decide what is hot: on several shards a term can bring more.
@@ -469,7 +470,7 @@ class EsStore implements ElasticsearchStore {
    */
   private async lookup(groups: Lookup[][], out: FingerprintRecord[][], own = false): Promise<void> {
     const bodies = groups.map((g) =>
-      own ? candidateSearchBody(candidateQuery(g[0]!.query, this.useSets)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE, this.useSets),
+      own ? candidateSearchBody(candidateQuery(g[0]!.query, this.sets.lookup)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE, this.sets.lookup),
     )
     const hits = await this.msearch(bodies)
     const split: Lookup[][] = []

@@ -17,6 +17,7 @@ import { storeContractVersions } from '../store/contract-versions.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 import { createDeduplicator } from '../../src/engine/deduplicator.js'
 import { recordToSource } from '../../src/elasticsearch/_document.js'
+import { Client } from '@elastic/elasticsearch'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
 let es: Node
@@ -744,7 +745,7 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
     const scheme = { blocks: 6, minMatch: 3 }
     await putAll(store, [makeRecord('with-sets', fp(1), {}, scheme)])
     // Written as a simdup before block sets wrote it.
-    const { block_sets: _sets, ...old } = recordToSource(makeRecord('without-sets', fp(2), {}, scheme))
+    const old = recordToSource(makeRecord('without-sets', fp(2), {}, scheme), null)
     expect((await admin('PUT', `/${index}/_doc/without-sets?refresh=true`, { dedup: old })).status).toBe(201)
     const near = (i: number): CandidateQuery => {
       const f = flip(flip(fp(i), 5), 40)
@@ -761,6 +762,64 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
       expect((await later.candidates([near(1), near(2)])).map(idsOf)).toEqual([['with-sets'], ['without-sets']])
     } finally {
       await later.close()
+    }
+  })
+
+  test('an index of the older set format (joined, `block_sets`) is looked up and written in it; one whose records disagree, by blocks', async () => {
+    const store = await makeStore()
+    const index = store.options.index
+    const scheme = { blocks: 6, minMatch: 3 }
+    await store.close()
+    const near = (i: number): CandidateQuery => {
+      const f = flip(flip(fp(i), 5), 40)
+      return { fingerprint: f, blocks: fingerprintBlocks(f, scheme), minMatch: 3, maxDistance: 3 }
+    }
+    // Written as the simdup of format 1 wrote it.
+    const v1 = recordToSource(makeRecord('v1', fp(1), {}, scheme), 1)
+    expect((await admin('PUT', `/${index}/_doc/v1?refresh=true`, { dedup: v1 })).status).toBe(201)
+    const later = await makeStore({}, index)
+    const sent: string[] = []
+    later.client.diagnostic.on('request', (_err, req) => void sent.push(String(req?.meta.request.params.body ?? '')))
+    try {
+      await putAll(later, [makeRecord('new', fp(2), {}, scheme)])
+      await later.refresh()
+      expect((await later.candidates([near(1), near(2)])).map(idsOf)).toEqual([['v1'], ['new']])
+      // Asked as format-1 sets (no block clause), and the new record carries format 1 only.
+      expect(sent.some((b) => b.includes('{"terms":{"dedup.block_sets":') && !b.includes('"dedup.blocks"'))).toBe(true)
+      const stored = (await admin('GET', `/${index}/_doc/new`)).json as { _source: { dedup: Record<string, unknown> } }
+      expect(stored._source.dedup.block_sets).toEqual(recordToSource(makeRecord('new', fp(2), {}, scheme), 1).block_sets)
+      expect(stored._source.dedup.block_sets_v2).toBeUndefined()
+    } finally {
+      await later.close()
+    }
+    // A record of format 2 joins (an index written by both): neither format is whole, blocks are asked.
+    const v2 = recordToSource(makeRecord('v2', fp(3), {}, scheme), 2)
+    expect((await admin('PUT', `/${index}/_doc/v2?refresh=true`, { dedup: v2 })).status).toBe(201)
+    const mixed = await makeStore({}, index)
+    const asked: string[] = []
+    mixed.client.diagnostic.on('request', (_err, req) => void asked.push(String(req?.meta.request.params.body ?? '')))
+    try {
+      expect((await mixed.candidates([near(1), near(2), near(3)])).map(idsOf)).toEqual([['v1'], ['new'], ['v2']])
+      expect(asked.some((b) => b.includes('"dedup.blocks"'))).toBe(true)
+      expect(asked.some((b) => b.includes('{"terms":{"dedup.block_sets'))).toBe(false)
+    } finally {
+      await mixed.close()
+    }
+  })
+
+  test('opening reads the mapping once', async () => {
+    const index = nextIndex()
+    for (const ensureIndex of ['create', 'create', 'existing', 'add-fields', 'none'] as const) {
+      const client = new Client({ node: es.url })
+      const mappingReads: string[] = []
+      client.diagnostic.on('request', (_err, req) => {
+        const { method, path } = req!.meta.request.params
+        if (method === 'GET' && path.includes('/_mapping')) mappingReads.push(path)
+      })
+      const store = await createElasticsearchStore({ client, index, ensureIndex, ...testIndexOptions() })
+      await store.close()
+      await client.close()
+      expect(mappingReads, ensureIndex).toHaveLength(1)
     }
   })
 
