@@ -18,7 +18,11 @@
  * without re-running the pipeline: `as stored` (the copy itself: how far a bulk copy's size is from
  * the pipeline's), `no block sets`, `block sets out of _source` (mapping `_source.excludes`),
  * `block sets as 48-bit hashes` (8 characters each), `index.codec best_compression`. The
- * indices are deleted at the end (`--keep` keeps them). Needs a running node (ES_URL is used when
+ * indices are deleted at the end (`--keep` keeps them). `--lookups Q`: the candidate lookups of Q stored
+ * records (every n/Q-th; their own keys, blocks and bands, as the engine asks) through a store on
+ * the `as stored` copy and one on each other copy that keeps every record, in batches of 500, the
+ * copies' batches alternated over 3 rounds (so the machine's load weighs on both alike); reported:
+ * wall ms per batch (median over batches and rounds), and whether both answered the same candidates. Needs a running node (ES_URL is used when
  * --url is not given); the machine may be loaded (sizes are not timings: they do not depend on it).
  */
 import { createHash } from 'node:crypto'
@@ -31,6 +35,9 @@ import { Client, type estypes } from '@elastic/elasticsearch'
 import { run } from '../src/cli/main.js'
 import { simdupIndexBody } from '../src/elasticsearch/_mapping.js'
 import { blockSets } from '../src/elasticsearch/_query.js'
+import { sourceToRecord } from '../src/elasticsearch/_document.js'
+import { createElasticsearchStore, type ElasticsearchStore } from '../src/elasticsearch/store.js'
+import type { CandidateQuery } from '../src/types.js'
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +45,8 @@ const { values } = parseArgs({
     input: { type: 'string' },
     url: { type: 'string' },
     variants: { type: 'boolean', default: false },
+    /** With --variants: candidate lookups timed on the `as stored` copy against each other copy, in alternation. */
+    lookups: { type: 'string', default: '0' },
     keep: { type: 'boolean', default: false },
     json: { type: 'string' },
   },
@@ -187,6 +196,31 @@ function report(m: Measured): void {
   console.log(`| all fields | ${perDoc(m.all.total)} | ${perDoc(m.all.inverted)} | ${perDoc(m.all.stored)} | ${perDoc(m.all.docValues)} | ${perDoc(m.all.points)} |`)
 }
 
+/** Candidate lookups of `queries` on each index, batches alternated between them: median ms per batch, and a digest of the answers. */
+async function timeLookups(indices: readonly string[], queries: readonly CandidateQuery[]): Promise<{ index: string; medianMs: number; answers: string }[]> {
+  const stores: ElasticsearchStore[] = []
+  for (const index of indices) stores.push(await createElasticsearchStore({ node: URL_, index, ensureIndex: 'existing' }))
+  const ms: number[][] = indices.map(() => [])
+  const answers: string[][] = indices.map(() => [])
+  try {
+    for (let round = 0; round < 3; round++) {
+      for (let at = 0; at < queries.length; at += 500) {
+        const batch = queries.slice(at, at + 500)
+        for (const [i, store] of stores.entries()) {
+          const t0 = performance.now()
+          const found = await store.candidates(batch)
+          ms[i]!.push(performance.now() - t0)
+          if (round === 0) answers[i]!.push(...found.map((c) => c.map((r) => r.id).sort().join(',')))
+        }
+      }
+    }
+  } finally {
+    for (const store of stores) await store.close()
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  return indices.map((index, i) => ({ index, medianMs: median(ms[i]!), answers: createHash('sha256').update(answers[i]!.join('\n')).digest('hex').slice(0, 12) }))
+}
+
 const created: string[] = []
 const results: Measured[] = []
 try {
@@ -206,6 +240,20 @@ try {
       const m = await measure(`copy: ${v.name}`, index)
       results.push(m)
       report(m)
+    }
+    const q = Number(values.lookups)
+    if (q > 0) {
+      const step = Math.max(1, Math.floor(records.length / q))
+      const queries: CandidateQuery[] = []
+      for (let i = 0; i < records.length && queries.length < q; i += step) {
+        const r = sourceToRecord(records[i]!.id, { dedup: records[i]!.dedup })!
+        queries.push({ fingerprint: r.fingerprint, blocks: r.blocks, minMatch: r.blocks.length - 3, maxDistance: 3, contentHash: r.contentHash, urlHash: r.urlHash, titleHash: null, ...(r.bands === undefined ? {} : { bands: r.bands }) })
+      }
+      // Copies that keep every record and its sets: the same candidates are expected of each.
+      const comparable = VARIANTS.flatMap((v, i) => (v.transform === undefined ? [`${BASE}-v${i}`] : []))
+      const timed = await timeLookups(comparable, queries)
+      console.log(`\ncandidate lookups of ${queries.length} stored records, batches of 500, 3 rounds alternated:`)
+      for (const t of timed) console.log(`${VARIANTS[Number(t.index.slice(BASE.length + 2))]!.name}: median ${t.medianMs.toFixed(0)} ms a batch, answers ${t.answers}`)
     }
   }
   if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n: N, input: INPUT, results }, null, 2))
