@@ -774,12 +774,16 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
       const f = flip(flip(fp(i), 5), 40)
       return { fingerprint: f, blocks: fingerprintBlocks(f, scheme), minMatch: 3, maxDistance: 3 }
     }
-    // Written as the simdup of format 1 wrote it.
-    const v1 = recordToSource(makeRecord('v1', fp(1), {}, scheme), 1)
-    expect((await admin('PUT', `/${index}/_doc/v1?refresh=true`, { dedup: v1 })).status).toBe(201)
-    const later = await makeStore({}, index)
-    const sent: string[] = []
-    later.client.diagnostic.on('request', (_err, req) => void sent.push(String(req?.meta.request.params.body ?? '')))
+    /** Writes record `id` (of fp(i)) as a simdup writing sets in `format` would, then opens a store that keeps its request bodies. */
+    const writeAndOpen = async (id: string, i: number, format: 1 | 2): Promise<{ store: ElasticsearchStore; sent: string[] }> => {
+      const dedup = recordToSource(makeRecord(id, fp(i), {}, scheme), format)
+      expect((await admin('PUT', `/${index}/_doc/${id}?refresh=true`, { dedup })).status).toBe(201)
+      const opened = await makeStore({}, index)
+      const bodies: string[] = []
+      opened.client.diagnostic.on('request', (_err, req) => void bodies.push(String(req?.meta.request.params.body ?? '')))
+      return { store: opened, sent: bodies }
+    }
+    const { store: later, sent } = await writeAndOpen('v1', 1, 1)
     try {
       await putAll(later, [makeRecord('new', fp(2), {}, scheme)])
       await later.refresh()
@@ -793,11 +797,7 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
       await later.close()
     }
     // A record of format 2 joins (an index written by both): neither format is whole, blocks are asked.
-    const v2 = recordToSource(makeRecord('v2', fp(3), {}, scheme), 2)
-    expect((await admin('PUT', `/${index}/_doc/v2?refresh=true`, { dedup: v2 })).status).toBe(201)
-    const mixed = await makeStore({}, index)
-    const asked: string[] = []
-    mixed.client.diagnostic.on('request', (_err, req) => void asked.push(String(req?.meta.request.params.body ?? '')))
+    const { store: mixed, sent: asked } = await writeAndOpen('v2', 3, 2)
     try {
       expect((await mixed.candidates([near(1), near(2), near(3)])).map(idsOf)).toEqual([['v1'], ['new'], ['v2']])
       expect(asked.some((b) => b.includes('"dedup.blocks"'))).toBe(true)
