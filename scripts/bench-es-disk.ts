@@ -17,7 +17,9 @@
  * fresh index per variant, force-merged and measured the same way, to see what a field costs
  * without re-running the pipeline: `as stored` (the copy itself: how far a bulk copy's size is from
  * the pipeline's), `no block sets`, `block sets out of _source` (mapping `_source.excludes`),
- * `block sets as 48-bit hashes` (8 characters each), `index.codec best_compression`. The
+ * `block sets as 48-bit hashes` (8 characters each), `index.codec best_compression`, two other
+ * layouts of format 2 (the rank digit last; the sets as one string in a whitespace-analysed text
+ * field). The
  * indices are deleted at the end (`--keep` keeps them). `--lookups Q`: the candidate lookups of Q stored
  * records (every n/Q-th; their own keys, blocks and bands, as the engine asks) through a store on
  * the `as stored` copy and one on each other copy that keeps every record, in batches of 500, the
@@ -169,6 +171,15 @@ const VARIANTS: Variant[] = [
     transform: (d) => ({ ...d, [setField(d)]: blockSets(d.blocks as string[], 1).map(hashed) }),
   },
   { name: 'as stored, index.codec best_compression', settings: { 'index.codec': 'best_compression' } },
+  {
+    name: 'sets with the rank digit last',
+    transform: (d) => ({ ...d, [setField(d)]: (d[setField(d)] as string[]).map((x) => x.slice(1) + x[0]) }),
+  },
+  {
+    name: 'sets as one string (text, whitespace)',
+    mapping: (m) => void (m.properties.dedup.properties.block_sets_v2 = { type: 'text', analyzer: 'whitespace', index_options: 'docs', norms: false }),
+    transform: (d) => ({ ...d, [setField(d)]: (d[setField(d)] as string[]).join(' ') }),
+  },
 ]
 
 async function copyVariant(v: Variant, records: { id: string; dedup: Record<string, unknown> }[], index: string): Promise<void> {
