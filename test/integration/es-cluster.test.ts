@@ -170,6 +170,20 @@ describe('a red index while a node of the list is down', () => {
     }
   })
 
+  test('the search hook\'s _msearch, each search answered 503, says the shards have no started copy', async () => {
+    const { index, drop } = await redIndex('red-hook-items')
+    const client = new Client({ nodes: [...es.nodes, await downNode()], maxRetries: es.nodes.length, ConnectionPool: ClusterConnectionPool })
+    try {
+      await expect(dedupSearch(client, { index })).rejects.toMatchObject({
+        code: 'STORE_REQUEST_FAILED',
+        message: expect.stringMatching(/status 503\).*\(shards of the index have no started copy/),
+      })
+    } finally {
+      await client.close()
+      await drop()
+    }
+  })
+
   test('is waited for: the primaries allocated 2 s later, one retry succeeds', async () => {
     const { index, allocate, drop } = await redIndex('red-wait')
     try {

@@ -26,7 +26,7 @@ import { hamming } from '../../fingerprint/hamming.js'
 import { ShownFingerprints, toFingerprint } from './fold.js'
 import { clusterKeyHash, decodeCursor, encodeCursor, requestHash } from './cursor.js'
 import { compareSortValues, defaultSort, parseSort, type SortKey } from './_sort.js'
-import { Redactor, toStoreError } from '../_errors.js'
+import { Redactor, SHARDS_HINT, isShardsUnavailable, itemError, toStoreError } from '../_errors.js'
 import { resolveDedupSearchOptions, type DedupSearchOptions, type ResolvedDedupSearchOptions } from './options.js'
 
 /**
@@ -191,13 +191,15 @@ function describeIndex(index: estypes.Indices): string {
   return Array.isArray(index) ? index.join(',') : String(index)
 }
 
-function itemError(kind: Kind, index: estypes.Indices, status: number, error: unknown, o: ResolvedDedupSearchOptions): DedupError {
+function searchError(kind: Kind, index: estypes.Indices, status: number, error: unknown, o: ResolvedDedupSearchOptions): DedupError {
   const e = (error ?? {}) as { type?: unknown; reason?: unknown; root_cause?: { type?: unknown; reason?: unknown }[]; caused_by?: { reason?: unknown } }
   const root = e.root_cause?.[0]
   const reason = String(root?.reason ?? e.caused_by?.reason ?? e.reason ?? 'unknown reason')
   const hint = /collapse/.test(reason)
     ? ` Map \`${o.clusterField}\` as a keyword with doc values (mappings/dedup-fields.json) on every searched index.`
-    : ''
+    : isShardsUnavailable(itemError(status, error))
+      ? ` ${SHARDS_HINT}`
+      : ''
   return new DedupError(
     'STORE_REQUEST_FAILED',
     `Elasticsearch rejected the ${kind} search on \`${describeIndex(index)}\` (status ${status}): ${String(root?.type ?? e.type ?? 'error')}: ${reason}.${hint}`,
@@ -238,7 +240,7 @@ async function fetchRound(
   let took = 0
   res.responses.forEach((item, i) => {
     const { stream, size } = asked[i]!
-    if ('error' in item) throw itemError(stream.kind, p.header.index!, item.status, item.error, o)
+    if ('error' in item) throw searchError(stream.kind, p.header.index!, item.status, item.error, o)
     took += item.took
     const hits = item.hits.hits
     stream.buffer.push(...hits)
