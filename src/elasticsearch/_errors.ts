@@ -164,7 +164,7 @@ export interface RetryPolicy {
  * that follows tells whether the shards came back.
  */
 export async function awaitPrimaries(client: Client, index: string): Promise<void> {
-  const slice = Math.max(1, Math.floor((client.connectionPool.connections[0]?.timeout ?? 30_000) / 2))
+  const slice = halfRequestTimeout(client)
   const until = Date.now() + 60_000
   for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
     try {
@@ -174,6 +174,14 @@ export async function awaitPrimaries(client: Client, index: string): Promise<voi
       if (statusOf(err) !== 408) return
     }
   }
+}
+
+/**
+ * Half the client's request timeout in ms (the store's own client: `requestTimeoutMs`; a caller's:
+ * its own): how long a request may ask Elasticsearch to wait and still get its answer.
+ */
+export function halfRequestTimeout(client: Client): number {
+  return Math.max(1, Math.floor((client.connectionPool.connections[0]?.timeout ?? 30_000) / 2))
 }
 
 /** Delay before retry number `attempt` (0-based). */

@@ -14,7 +14,7 @@ import {
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
 import {
-  awaitPrimaries, itemError, errorReason, errorType, isShardsUnavailable, pauseBeforeRetry, SHARDS_HINT, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
+  awaitPrimaries, itemError, errorReason, errorType, halfRequestTimeout, isShardsUnavailable, pauseBeforeRetry, SHARDS_HINT, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
 } from './_errors.js'
 import { connect } from './_connection.js'
 import {
@@ -298,7 +298,7 @@ class EsStore implements ElasticsearchStore {
    * then waits for the primaries itself (`pauseBeforeRetry`) and retries the items.
    */
   private get bulkTimeout(): string {
-    return `${Math.max(1, Math.floor(this.options.requestTimeoutMs / 2))}ms`
+    return `${halfRequestTimeout(this.client)}ms`
   }
 
   /**
