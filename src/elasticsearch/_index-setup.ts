@@ -185,10 +185,10 @@ export async function readBlockScheme(ctx: IndexContext): Promise<StoreBlockSche
   return count < 2 || count > 16 ? { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false } : storedBlockScheme(count)
 }
 
-/** The block-set formats of an index: the one lookups ask (null: blocks, not sets), the one new records carry (null: none). */
+/** The block-set formats of an index: the one lookups ask (null: blocks, not sets), the one new records carry. */
 export interface BlockSetFormats {
   lookup: BlockSetFormat | null
-  write: BlockSetFormat | null
+  write: BlockSetFormat
 }
 
 /**
