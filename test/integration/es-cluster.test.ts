@@ -231,6 +231,20 @@ describe('bulk items answered 503 (a primary with no started copy)', () => {
     }
   })
 
+  test('deletes are waited out the same way: the delete completes once the primaries are back', async () => {
+    const { store, allocate, drop } = await storeOnRedIndex('red-bulk-delete', { retries: 1, backoffMs: 100 })
+    try {
+      const deleting = store.delete(['d1', 'd2'])
+      deleting.catch(() => undefined) // awaited below
+      await new Promise((resolve) => setTimeout(resolve, 5000))
+      await allocate()
+      await expect(deleting).resolves.toBeUndefined()
+    } finally {
+      await store.close()
+      await drop()
+    }
+  })
+
   test('still red after the retries: each record failed, saying why (to rejects, not lost silently)', async () => {
     const { store, drop } = await storeOnRedIndex('red-bulk-fail', { retries: 0 })
     try {
