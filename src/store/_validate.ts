@@ -104,6 +104,16 @@ export function checkQuery(q: CandidateQuery, index: number): void {
   if (q.maxSeq !== undefined && (typeof q.maxSeq !== 'number' || Number.isNaN(q.maxSeq))) throw bad('maxSeq', 'a number', q.maxSeq)
   if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
   if (q.known !== undefined && (!Array.isArray(q.known) || !q.known.every((id) => typeof id === 'string'))) throw bad('known', 'an array of ids (strings)', q.known)
+  const c = q.bandCheck
+  if (c !== undefined) {
+    if (c === null || typeof c !== 'object') throw bad('bandCheck', 'an object', c)
+    if (typeof c.sketch !== 'string' || !/^[a-z]:(?:[0-9a-f]{2})+$/.test(c.sketch)) throw bad('bandCheck.sketch', 'a letter, `:` and an even number of lower-case hex digits', c.sketch)
+    if (!Number.isInteger(c.skipDigits) || c.skipDigits < 0 || c.skipDigits % 2 !== 0 || c.skipDigits > c.sketch.length - 2) throw bad('bandCheck.skipDigits', 'an even integer ≥ 0, at most the sketch\'s digits', c.skipDigits)
+    if (!Number.isInteger(c.maxDiffer)) throw bad('bandCheck.maxDiffer', 'an integer', c.maxDiffer)
+    for (const key of ['contentHash', 'urlHash', 'titleHash'] as const) {
+      if (c[key] !== null && typeof c[key] !== 'string') throw bad(`bandCheck.${key}`, 'a string or null', c[key])
+    }
+  }
 }
 
 /** Throws INVALID_OPTION unless `urlHashes` is an array of 16-hex hashes and `limit` an integer ≥ 0 (`byUrl`). */

@@ -9,6 +9,7 @@ import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout,
 import { acquireLock, type DirLock } from '../_lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
+import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../_validate.js'
 import { hexHi, hexLo } from './_bytes.js'
@@ -368,15 +369,34 @@ export class MemoryStore implements FingerprintStore {
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
     const tables = this.tables
+    const whole: number[] = []
+    // Per query, the stand-ins of the band-route rows its `bandCheck` rules out (null: none).
+    const standIns: (Map<number, FingerprintRecord> | null)[] = []
     const answers = queries.map((q) => {
       const rows: number[] = []
-      tables.collect(q, this.limits, rows)
+      const banded = tables.collect(q, this.limits, rows)
+      let stood: Map<number, FingerprintRecord> | null = null
+      if (q.bandCheck !== undefined && banded < rows.length) {
+        const check = new RowCheck(q, q.bandCheck)
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i]!
+          const standIn = i < banded ? null : tables.standIn(row, check)
+          if (standIn === null) whole.push(row)
+          else (stood ??= new Map()).set(row, standIn)
+        }
+      } else {
+        for (const row of rows) whole.push(row)
+      }
+      standIns.push(stood)
       return rows
     })
     // One pass over the rows of the whole batch, in log order (each row read once); a row in
     // several answers of one call is one shared record object.
-    const records = tables.records(answers.flat())
-    return answers.map((rows) => rows.map((row) => records.get(row)!))
+    const records = tables.records(whole)
+    return answers.map((rows, k) => {
+      const stood = standIns[k]!
+      return rows.map((row) => stood?.get(row) ?? records.get(row)!)
+    })
   }
 
   async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
