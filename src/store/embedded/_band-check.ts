@@ -1,4 +1,5 @@
 import type { BandCheck, CandidateQuery } from '../../types.js'
+import { hexDigit } from '../../bits.js'
 import { hexHi, hexLo, isHex16, popcount32 } from './_bytes.js'
 import { EXPLICIT_BANDS, bandPosition, canonicalBand, type PutView } from './_codec.js'
 
@@ -11,46 +12,56 @@ const BYTE_BITS = new Uint8Array(256).map((_, b) => popcount32(b))
  * bytes), and its band terms by position and value.
  */
 export class RowCheck {
-  readonly hi: number
-  readonly lo: number
-  readonly maxDistance: number
+  hi = 0
+  lo = 0
+  maxDistance = 0
   /** Content, URL, title key halves (hi, lo); a NaN pair where the document has none. */
-  readonly keys = new Float64Array(6).fill(Number.NaN)
-  private readonly prefix: number
-  private readonly digits: Buffer
-  private readonly skip: number
-  private readonly maxDiffer: number
-  private readonly terms: readonly string[]
+  readonly keys = new Float64Array(6)
+  private prefix = 0
+  /** The sketch's digits as bytes (`length` of them; the array is reused and grows). */
+  private digits = new Uint8Array(80)
+  private length = 0
+  private skip = 0
+  private maxDiffer = 0
+  private terms: readonly string[] = []
   /** Position and value of each canonical query term the first time it is listed; -1 otherwise. */
-  private readonly positions: Int32Array
-  private readonly values: Uint32Array
+  private positions = new Int32Array(16)
+  private values = new Uint32Array(16)
 
-  constructor(q: CandidateQuery, check: BandCheck) {
+  /** Sets the query to test rows against: one object serves every query of a call in turn. */
+  reset(q: CandidateQuery, check: BandCheck): this {
     this.hi = q.fingerprint.hi
     this.lo = q.fingerprint.lo
     this.maxDistance = q.maxDistance
     const keys = [check.contentHash, check.urlHash, check.titleHash]
+    this.keys.fill(Number.NaN)
     for (let k = 0; k < 3; k++) {
       const key = keys[k]
       if (!isHex16(key)) continue
       this.keys[2 * k] = hexHi(key)
       this.keys[2 * k + 1] = hexLo(key)
     }
-    this.prefix = check.sketch.charCodeAt(0)
-    this.digits = Buffer.from(check.sketch.slice(2), 'hex')
+    const sketch = check.sketch
+    this.prefix = sketch.charCodeAt(0)
+    this.length = (sketch.length - 2) >>> 1
+    if (this.digits.length < this.length) this.digits = new Uint8Array(this.length)
+    // Digits validated by the store's checkQuery: lower-case hex, an even number of them.
+    for (let i = 0; i < this.length; i++) this.digits[i] = (hexDigit(sketch.charCodeAt(2 + 2 * i)) << 4) | hexDigit(sketch.charCodeAt(3 + 2 * i))
     this.skip = check.skipDigits >>> 1
     this.maxDiffer = check.maxDiffer
     const terms = (this.terms = q.bands ?? [])
-    this.positions = new Int32Array(terms.length).fill(-1)
-    this.values = new Uint32Array(terms.length)
+    if (this.positions.length < terms.length) {
+      this.positions = new Int32Array(terms.length)
+      this.values = new Uint32Array(terms.length)
+    }
     for (let j = 0; j < terms.length; j++) {
       const term = terms[j]!
       const position = terms.indexOf(term) === j ? bandPosition(term) : -1
       const value = position < 0 ? -1 : canonicalBand(term, position)
-      if (value < 0) continue
-      this.positions[j] = position
-      this.values[j] = value
+      this.positions[j] = value < 0 ? -1 : position
+      this.values[j] = value < 0 ? 0 : value
     }
+    return this
   }
 
   /** Whether a fingerprint lies farther than `maxDistance` from the query's. */
@@ -70,10 +81,11 @@ export class RowCheck {
    */
   sketchFar(buf: Uint8Array, start: number, len: number): boolean {
     const digits = this.digits
-    if (len - 1 !== digits.length || buf[start] !== this.prefix) return false
+    const n = this.length
+    if (len - 1 !== n || buf[start] !== this.prefix) return false
     let differ = 0
     const from = start + 1
-    for (let i = this.skip; i < digits.length; i++) differ += BYTE_BITS[(buf[from + i]! ^ digits[i]!) & 255]!
+    for (let i = this.skip; i < n; i++) differ += BYTE_BITS[(buf[from + i]! ^ digits[i]!) & 255]!
     return differ > this.maxDiffer
   }
 

@@ -372,12 +372,13 @@ export class MemoryStore implements FingerprintStore {
     const whole: number[] = []
     // Per query, the stand-ins of the band-route rows its `bandCheck` rules out (null: none).
     const standIns: (Map<number, FingerprintRecord> | null)[] = []
+    let checker: RowCheck | undefined
     const answers = queries.map((q) => {
       const rows: number[] = []
       const banded = tables.collect(q, this.limits, rows)
       let stood: Map<number, FingerprintRecord> | null = null
       if (q.bandCheck !== undefined && banded < rows.length) {
-        const check = new RowCheck(q, q.bandCheck)
+        const check = (checker ??= new RowCheck()).reset(q, q.bandCheck)
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i]!
           const standIn = i < banded ? null : tables.standIn(row, check)

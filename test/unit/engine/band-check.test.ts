@@ -119,6 +119,17 @@ describe('stand-ins for band-only records that cannot verify (CandidateQuery.ban
   )
 })
 
+plain('a malformed bandCheck is refused, naming the field', async () => {
+  const store = await openMemoryStore()
+  const q: CandidateQuery = { fingerprint: { hi: 1, lo: 2 }, blocks: [], minMatch: 1, maxDistance: 3, bands: ['m0_00000000'] }
+  const check: BandCheck = { contentHash: null, urlHash: null, titleHash: null, sketch: 'm:00ff', skipDigits: 0, maxDiffer: 3 }
+  await expect(store.candidates([{ ...q, bandCheck: { ...check, sketch: 'm:0g' } }])).rejects.toThrow(/Query 0: expected `bandCheck.sketch`/)
+  await expect(store.candidates([{ ...q, bandCheck: { ...check, skipDigits: 3 } }])).rejects.toThrow(/`bandCheck.skipDigits`/)
+  await expect(store.candidates([{ ...q, bandCheck: { ...check, maxDiffer: 1.5 } }])).rejects.toThrow(/`bandCheck.maxDiffer`/)
+  await expect(store.candidates([{ ...q, bandCheck: { ...check, urlHash: 7 as unknown as string } }])).rejects.toThrow(/`bandCheck.urlHash`/)
+  expect(await store.candidates([{ ...q, bandCheck: check }])).toEqual([[]])
+})
+
 describe('minhashMaxDiffer', () => {
   const hex = (bytes: number[]) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('')
   test.prop([fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 64, maxLength: 64 }), fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 64, maxLength: 64 }), fc.integer({ min: 0, max: 1024 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('drawn', 'at', 'above')])(
