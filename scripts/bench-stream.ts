@@ -4,7 +4,7 @@
  * that share content the way real corpora do.
  *
  *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
- *     [--runs minhash,no-minhash[,minhash/nocheck]] [--interleave N] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
+ *     [--runs minhash,no-minhash[,minhash/nocheck,minhash/load4]] [--interleave N] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
  *
  * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
  * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
@@ -172,6 +172,8 @@ interface RunConfig {
   entryCache?: number
   /** Strip `bandCheck` from every lookup (the store returns every band-route record whole, as before it). */
   noCheck?: boolean
+  /** Rows per bucket of the embedded store's band indexes (undefined: the store's). */
+  bandLoad?: number
   /** Stop after every n / slices decided documents (and before starting) until the driver continues this process; 0: never. */
   slices: number
 }
@@ -282,6 +284,7 @@ async function runChild(c: RunConfig): Promise<void> {
   const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
   const { LogReader } = await import('../src/store/embedded/_log-reader.js')
   if (c.entryCache !== undefined) LogReader.cacheEntries = c.entryCache
+  if (c.bandLoad !== undefined) (await import('../src/store/embedded/_bands.js')).BandStore.load = c.bandLoad
   // Positional reads of the embedded store's log (each a readSync): read-backs and confirmations.
   let reads = 0
   const proto = LogReader.prototype as unknown as { fill: (...a: unknown[]) => void }
@@ -373,7 +376,10 @@ async function runChild(c: RunConfig): Promise<void> {
           if (id === undefined) return
           const earlier = found.get(id)
           if (earlier === undefined) found.set(id, answer)
-          else found.set(id, [...earlier, ...answer.filter((r) => !earlier.some((e) => e.id === r.id))])
+          else {
+            const ids = new Set(earlier.map((e) => e.id))
+            found.set(id, [...earlier, ...answer.filter((r) => !ids.has(r.id))])
+          }
         })
         return answers
       }
@@ -552,6 +558,9 @@ const configs = runs.map((run): RunConfig => {
   if (run.endsWith('/nocache')) config.entryCache = 0
   // A run named `…/nocheck` asks without `CandidateQuery.bandCheck` (an A/B of the stand-ins in one run).
   if (run.endsWith('/nocheck')) config.noCheck = true
+  // A run named `…/load<N>` sizes the band indexes for N rows a bucket (an A/B of the load in one run).
+  const load = /\/load(\d+)$/.exec(run)
+  if (load !== null) config.bandLoad = Number(load[1])
   else if (values['entry-cache'] !== undefined) config.entryCache = Number(values['entry-cache'])
   return config
 })
