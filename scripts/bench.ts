@@ -21,6 +21,7 @@ import { type PreparePool } from '../src/engine/prepare-pool.js'
 import { RunMemo } from '../src/fingerprint/_run-memo.js'
 import { TermTable } from '../src/fingerprint/_term-table.js'
 import { buildRealHtmlDataset } from './eval/real-html.js'
+import { BEFORE_ISSUE_15, loadBeforeIssue15 } from './_before-issue15.js'
 
 const { values } = parseArgs({
   options: {
@@ -245,7 +246,8 @@ console.log(`engine with ${workers} workers / one-core pipeline: ${ratios.engine
 // the normalise stage with the link-density rule (default) and without it (the names-and-tags
 // path before it), next to plain text, in interleaved rounds. Plain text never reaches the HTML
 // parser (looksLikeHtml is false), so its row is the corpus row above, timed again in each round.
-const htmlPages = buildRealHtmlDataset({ seed: 1 }).docs.map((d) => d.html)
+const htmlDocs = buildRealHtmlDataset({ seed: 1 }).docs
+const htmlPages = htmlDocs.map((d) => d.html)
 const htmlChars = htmlPages.reduce((a, h) => a + h.length, 0)
 const htmlBytes = htmlPages.reduce((a, h) => a + Buffer.byteLength(h), 0)
 const htmlRounds = await rounds({
@@ -271,6 +273,57 @@ for (const [stage, dps, nDocs, nBytes, nChars] of [
   console.log(`${stage.padEnd(44)} ${Math.round(dps).toString().padStart(7)} docs/s ${(nBytes / 1e6 / seconds).toFixed(2).padStart(7)} MB/s`)
 }
 console.log(`HTML (${htmlPages.length} real pages, ${html.mb.toFixed(1)} MB): link density / without it: ${html.linkDensityVsNamesOnly.toFixed(2)}× (target ≥ 0.5×)`)
+
+// Issue 15's speed target, side by side in the same rounds: HTML and plain text through today's
+// normalise stage and whole engine (one thread, in-memory store, batches of 500, pages with their
+// URLs as a crawler sends them) against the same through the code before issue 15
+// (scripts/_before-issue15.ts, taken from git). The engine rows include everything issue 15 added
+// on the way (MinHash over 5-grams, the template layer), not the HTML parser alone.
+let beforeIssue15: Record<string, number> | undefined
+const before = await loadBeforeIssue15()
+if (before !== null) {
+  const plainDocs = corpus.slice(0, htmlDocs.length).map((d) => ({ id: d.id, content: d.content }))
+  type Doc = { id: string; content: string; url?: string }
+  const pageDocs: Doc[] = htmlDocs.map((d) => ({ id: d.id, content: d.html, url: d.url }))
+  const engineNow = (docs: Doc[]): Workload => async () => {
+    const store = await openMemoryStore()
+    const dedup = createDeduplicator({ store, analyzer: createAnalyzer({ segmenter }) })
+    return async () => {
+      for (let i = 0; i < docs.length; i += 500) await dedup.add(docs.slice(i, i + 500))
+      await store.close()
+    }
+  }
+  const engineBefore = (docs: Doc[]): Workload => async () => {
+    const store = await before.openMemoryStore()
+    const dedup = before.createDeduplicator({ store })
+    return async () => {
+      for (let i = 0; i < docs.length; i += 500) await dedup.add(docs.slice(i, i + 500))
+      await store.close()
+    }
+  }
+  const rs = await rounds({
+    normHtmlNow: timed(() => htmlPages.forEach((h) => normalizeContent(h))),
+    normHtmlBefore: timed(() => htmlPages.forEach((h) => before.normalizeContent(h))),
+    normPlainNow: timed(() => contents.forEach((c) => normalizeContent(c))),
+    normPlainBefore: timed(() => contents.forEach((c) => before.normalizeContent(c))),
+    engineHtmlNow: engineNow(pageDocs),
+    engineHtmlBefore: engineBefore(pageDocs),
+    enginePlainNow: engineNow(plainDocs),
+    enginePlainBefore: engineBefore(plainDocs),
+  }, n)
+  beforeIssue15 = {
+    normaliseHtml: ratioOf(rs, 'normHtmlBefore', 'normHtmlNow'),
+    normalisePlain: ratioOf(rs, 'normPlainBefore', 'normPlainNow'),
+    engineHtml: ratioOf(rs, 'engineHtmlBefore', 'engineHtmlNow'),
+    enginePlain: ratioOf(rs, 'enginePlainBefore', 'enginePlainNow'),
+    engineHtmlDocsPerSec: htmlDocs.length / (median(rs.map((t) => t.engineHtmlNow!)) / 1000),
+    engineHtmlBeforeDocsPerSec: htmlDocs.length / (median(rs.map((t) => t.engineHtmlBefore!)) / 1000),
+  }
+  const b = beforeIssue15
+  console.log(`\ntoday / before issue 15 (${BEFORE_ISSUE_15.slice(0, 7)}), median of ${n} interleaved rounds, one thread:`)
+  console.log(`  normalise: HTML ${b.normaliseHtml!.toFixed(2)}× (target ≥ 0.5×), plain text ${b.normalisePlain!.toFixed(2)}×`)
+  console.log(`  whole engine: HTML ${b.engineHtml!.toFixed(2)}× (${Math.round(b.engineHtmlDocsPerSec!)} against ${Math.round(b.engineHtmlBeforeDocsPerSec!)} pages/s), plain text ${b.enginePlain!.toFixed(2)}× (${plainDocs.length} corpus documents)`)
+}
 
 let es: Record<string, number | number[]> | undefined
 if (values.es !== undefined) {
@@ -314,4 +367,4 @@ if (values.es !== undefined) {
   )
 }
 
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, html, es }, null, 2))
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, html, beforeIssue15, es }, null, 2))
