@@ -49,6 +49,17 @@ export class TableRecords extends TableRows {
     return out
   }
 
+  /**
+   * Positions into `rows`, in the order their entries sit in the log (as given without a log):
+   * reading them in that order moves forward through the file once, as `records` does.
+   */
+  logOrder(rows: readonly number[]): number[] {
+    const order = rows.map((_, i) => i)
+    if (this.reader === null || rows.length < 2) return order
+    const keys = Float64Array.from(rows, (row) => this.offsets.get(row))
+    return order.sort((a, b) => keys[a]! - keys[b]!)
+  }
+
   /** The record stored in `row` (`tops`: a `keyTops()` snapshot, for whole-table passes). */
   record(row: number, tops?: KeyTops): FingerprintRecord {
     const m = this.meta.get(row)
