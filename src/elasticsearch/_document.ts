@@ -2,7 +2,7 @@ import type { FingerprintRecord, Layer } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
 import { isSeq } from '../store/_validate.js'
-import { blockSets } from './_query.js'
+import { BLOCK_SET_FIELDS, NEWEST_BLOCK_SET_FORMAT, blockSets, type BlockSetFormat } from './_query.js'
 
 /** The `dedup` object as stored in Elasticsearch (snake_case, fingerprint as 16 hex). */
 export interface DedupSource {
@@ -28,16 +28,24 @@ export interface DedupSource {
   bands: string[] | null
   /** Id of the record this one is a new version of (FingerprintRecord.supersedes); null when none; absent in older documents. */
   supersedes?: string | null
-  /** The block sets the block route looks up (`blockSets`: derived from `blocks`, never read back); absent in older documents. */
+  /**
+   * The block sets the block route looks up (`blockSets`: derived from `blocks`, never read back),
+   * in one format's field: `block_sets` (format 1) or `block_sets_v2` (2); absent in older documents.
+   */
   block_sets?: string[]
+  block_sets_v2?: string[]
 }
 
 /** The fields a lookup needs back: everything under `dedup` (a shared index's other fields stay on the server). */
 export const DEDUP_SOURCE_FIELDS = ['dedup']
 
-/** The document body for one record. @example recordToSource(record).popcount */
-export function recordToSource(r: FingerprintRecord): DedupSource {
-  return {
+/**
+ * The document body for one record, with its block sets in format `sets` (null: none, for an
+ * index whose records disagree on the format; see `blockSetFormatOf`).
+ * @example recordToSource(record).popcount
+ */
+export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null = NEWEST_BLOCK_SET_FORMAT): DedupSource {
+  const source: DedupSource = {
     id: r.id,
     simhash: fingerprintToHex(r.fingerprint),
     blocks: [...r.blocks],
@@ -57,8 +65,9 @@ export function recordToSource(r: FingerprintRecord): DedupSource {
     sketch: r.sketch ?? null,
     bands: r.bands === undefined ? null : [...r.bands],
     supersedes: r.supersedes ?? null,
-    block_sets: blockSets(r.blocks),
   }
+  if (sets !== null) source[BLOCK_SET_FIELDS[sets]] = blockSets(r.blocks, sets)
+  return source
 }
 
 const LAYERS: ReadonlySet<string> = new Set<Layer>(['url', 'exact', 'simhash', 'title'])

@@ -111,7 +111,8 @@ export interface ErrorContext {
   /** e.g. "_msearch (candidates)". */
   action: string
   index: string
-  node: string
+  /** The node(s) as shown in messages; absent when the caller's client is all there is (the search hook). */
+  node?: string
 }
 
 /**
@@ -127,20 +128,23 @@ export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Reda
   if (isUnavailable(err)) {
     return new DedupError(
       'STORE_UNAVAILABLE',
-      `Cannot reach Elasticsearch at ${displayUrl(ctx.node)} for ${ctx.action} on index \`${ctx.index}\`. Check that the node is up and the URL is right (e.g. \`npm run es:start\`).`,
+      `Cannot reach Elasticsearch${ctx.node === undefined ? '' : ` at ${displayUrl(ctx.node)}`} for ${ctx.action} on index \`${ctx.index}\`. Check that the node is up and the URL is right (e.g. \`npm run es:start\`).`,
       { cause: err },
     )
   }
   const status = statusOf(err)
   // 503: shards without a live copy (no_shard_available, unavailable_shards, a partial answer), a
   // cluster without a master; or a shard still recovering.
-  const hint = isShardsUnavailable(err) ? ' (shards of the index have no started copy: a node down or just back, the index red?)' : ''
+  const hint = isShardsUnavailable(err) ? ` ${SHARDS_HINT}` : ''
   return new DedupError(
     'STORE_REQUEST_FAILED',
     `Elasticsearch ${ctx.action} on index \`${ctx.index}\` failed${status === undefined ? '' : ` with status ${status}`}${hint}; see \`cause\` for the server's reason.`,
     { cause: err },
   )
 }
+
+/** What a failure that found shards without a started copy (`isShardsUnavailable`) says of it. */
+export const SHARDS_HINT = '(shards of the index have no started copy: a node down or just back, the index red?)'
 
 /** How often and how patiently to retry. */
 export interface RetryPolicy {
@@ -154,20 +158,45 @@ export interface RetryPolicy {
 
 /**
  * Waits until every primary of `index` has a live copy (cluster health yellow), up to a minute, as
- * Elasticsearch gives a bulk write to such a shard: the `awaitShards` of a red index. Never
- * throws: the retry that follows tells whether the shards came back.
+ * Elasticsearch gives a bulk write to such a shard: the `awaitShards` of a red index. Asked in
+ * waits of half the client's request timeout (undici ends a request there, whatever the request's
+ * own timeout says), repeated while the health answers "timed out" (408). Never throws: the retry
+ * that follows tells whether the shards came back.
  */
-export function awaitPrimaries(client: Client, index: string): Promise<void> {
-  return client.cluster.health({ index, wait_for_status: 'yellow', timeout: '60s' }).then(
-    () => undefined,
-    () => undefined,
-  )
+export async function awaitPrimaries(client: Client, index: string): Promise<void> {
+  const slice = halfRequestTimeout(client)
+  const until = Date.now() + 60_000
+  for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
+    try {
+      await client.cluster.health({ index, wait_for_status: 'yellow', timeout: `${Math.min(slice, left)}ms` })
+      return
+    } catch (err) {
+      if (statusOf(err) !== 408) return
+    }
+  }
+}
+
+/**
+ * Half the client's request timeout in ms (the store's own client: `requestTimeoutMs`; a caller's:
+ * its own): how long a request may ask Elasticsearch to wait and still get its answer.
+ */
+export function halfRequestTimeout(client: Client): number {
+  return Math.max(1, Math.floor((client.connectionPool.connections[0]?.timeout ?? 30_000) / 2))
 }
 
 /** Delay before retry number `attempt` (0-based). */
 export function backoffDelay(policy: RetryPolicy, attempt: number): number {
   const base = policy.backoffMs * 2 ** attempt
   return Math.round(base * (0.75 + Math.random() * 0.5))
+}
+
+/**
+ * The pause before retry number `attempt` (0-based) of a request or of bulk items that failed with
+ * `failures`: the back-off, and, when one of them found shards without a started copy
+ * (`isShardsUnavailable`: a red index), the wait for the primaries as well (`awaitShards`).
+ */
+export async function pauseBeforeRetry(policy: RetryPolicy, attempt: number, failures: readonly unknown[]): Promise<void> {
+  await Promise.all([sleep(backoffDelay(policy, attempt)), failures.some(isShardsUnavailable) ? policy.awaitShards?.() : undefined])
 }
 
 /** Resolves after `ms`. */
@@ -257,7 +286,7 @@ export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>):
     } catch (err) {
       failures.push(err)
       if (attempt >= policy.retries || !isRetryable(err)) throw decisiveFailure(failures)
-      await Promise.all([sleep(backoffDelay(policy, attempt)), isShardsUnavailable(err) ? policy.awaitShards?.() : undefined])
+      await pauseBeforeRetry(policy, attempt, [err])
     }
   }
 }

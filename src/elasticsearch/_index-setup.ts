@@ -4,6 +4,7 @@ import { DedupError } from '../errors.js'
 import { DEDUP_COMPONENT_NAME, DEDUP_FIELDS_COMPONENT, DEDUP_PROPERTIES, SIMDUP_INDEX_TEMPLATE, SIMDUP_TEMPLATE_NAME, simdupIndexBody } from './_mapping.js'
 import { statusOf } from './_errors.js'
 import { parseRefreshInterval, type ResolvedElasticsearchStoreOptions } from './_options.js'
+import { BLOCK_SET_FIELDS, NEWEST_BLOCK_SET_FORMAT, type BlockSetFormat } from './_query.js'
 
 /*
  * The Elasticsearch store's index set-up, run on open: create the index or check its mapping
@@ -42,22 +43,47 @@ export interface TemplateNames {
   priority?: number
 }
 
-/** Creates the index or checks (or extends) its mapping, per `ensureIndex`. */
-export async function prepareIndex(ctx: IndexContext): Promise<void> {
-  const mode = ctx.options.ensureIndex
-  if (mode !== 'none') {
-    const exists = await ctx.request('index check', () => ctx.client.indices.exists({ index: ctx.index }))
-    if (!exists && mode === 'existing') {
-      throw new DedupError('NOT_FOUND', `Index \`${ctx.index}\` does not exist on ${ctx.node}: check the index name (simdup index creates it).`)
-    }
-    if (!exists) await createIndex(ctx)
-    else if (mode === 'add-fields') {
-      await ctx.request('put_mapping', () =>
-        ctx.client.indices.putMapping({ index: ctx.index, properties: DEDUP_PROPERTIES as Record<string, estypes.MappingProperty> }),
-      )
-    } else await checkMapping(ctx)
-    await checkSequenced(ctx)
+/** The mappings of every index behind the name, as read on open. */
+export type IndexMappings = estypes.IndicesGetMappingResponse
+
+/** The properties under `dedup` of one index's mapping, if it has the object. */
+function dedupProperties(m: estypes.IndicesGetMappingIndexMappingRecord): Record<string, unknown> | undefined {
+  const dedup = m.mappings?.properties?.dedup as { properties?: Record<string, unknown> } | undefined
+  return dedup === undefined ? undefined : (dedup.properties ??= {})
+}
+
+/** The mappings of the index; null when it does not exist (with `ensureIndex: 'none'`, not yet). */
+async function readMappings(ctx: IndexContext): Promise<IndexMappings | null> {
+  try {
+    return await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
+  } catch (err) {
+    if (err instanceof DedupError && statusOf(err.cause) === 404) return null
+    throw err
   }
+}
+
+/**
+ * Creates the index or checks (or extends) its mapping, per `ensureIndex`; returns the mappings,
+ * read once (null when the index does not exist: `ensureIndex: 'none'`).
+ */
+export async function prepareIndex(ctx: IndexContext): Promise<IndexMappings | null> {
+  const mode = ctx.options.ensureIndex
+  if (mode === 'none') return readMappings(ctx)
+  const exists = await ctx.request('index check', () => ctx.client.indices.exists({ index: ctx.index }))
+  if (!exists && mode === 'existing') {
+    throw new DedupError('NOT_FOUND', `Index \`${ctx.index}\` does not exist on ${ctx.node}: check the index name (simdup index creates it).`)
+  }
+  if (!exists) await createIndex(ctx)
+  else if (mode === 'add-fields') {
+    await ctx.request('put_mapping', () =>
+      ctx.client.indices.putMapping({ index: ctx.index, properties: DEDUP_PROPERTIES as Record<string, estypes.MappingProperty> }),
+    )
+  }
+  const mappings = await readMappings(ctx)
+  if (mappings === null) throw new DedupError('NOT_FOUND', `Index \`${ctx.index}\` was deleted on ${ctx.node} while simdup opened it.`)
+  if (exists && mode !== 'add-fields') checkMapping(mappings)
+  await checkSequenced(ctx, mappings)
+  return mappings
 }
 
 async function createIndex(ctx: IndexContext): Promise<void> {
@@ -78,9 +104,8 @@ async function createIndex(ctx: IndexContext): Promise<void> {
   }
 }
 
-async function checkMapping(ctx: IndexContext): Promise<void> {
-  const res = await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
-  for (const [name, m] of Object.entries(res)) {
+function checkMapping(mappings: IndexMappings): void {
+  for (const [name, m] of Object.entries(mappings)) {
     if (m.mappings.properties?.dedup === undefined) {
       throw new DedupError(
         'CONFLICT',
@@ -94,23 +119,27 @@ async function checkMapping(ctx: IndexContext): Promise<void> {
 /**
  * Refuses an index holding dedup records without `dedup.seq` (written before records carried
  * their first-insertion order): mixing them with numbered ones would make re-runs decide
- * differently, silently. An index without a `seq` (or `supersedes`) mapping gets one.
+ * differently, silently. An index without a `seq` (or `supersedes`, block sets) mapping gets one,
+ * in `mappings` too.
  */
-async function checkSequenced(ctx: IndexContext): Promise<void> {
-  const res = await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
+async function checkSequenced(ctx: IndexContext, mappings: IndexMappings): Promise<void> {
   // Fields added since the index was made (`seq`; `supersedes`, which older records lack: they
-  // supersede nothing until `reconcile` derives it; `block_sets`, which the block route uses only
-  // once every record has them, see `blockSetsComplete`) are added to its mapping: additive, safe.
+  // supersede nothing until `reconcile` derives it; the block sets' fields, which the block route
+  // uses only once every record has one, see `blockSetFormats`) are added to its mapping: additive, safe.
   const added: Record<string, estypes.MappingProperty> = {}
-  for (const m of Object.values(res)) {
-    const dedup = m.mappings.properties?.dedup as { properties?: Record<string, unknown> } | undefined
-    if (dedup === undefined) continue
-    for (const field of ['seq', 'supersedes', 'block_sets'] as const) {
-      if (dedup.properties?.[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
+  for (const m of Object.values(mappings)) {
+    const props = dedupProperties(m)
+    if (props === undefined) continue
+    for (const field of ['seq', 'supersedes', ...Object.values(BLOCK_SET_FIELDS)] as const) {
+      if (props[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
     }
   }
   if (Object.keys(added).length > 0) {
     await ctx.request('put_mapping', () => ctx.client.indices.putMapping({ index: ctx.index, properties: { dedup: { properties: added } } }))
+    for (const m of Object.values(mappings)) {
+      const props = dedupProperties(m)
+      if (props !== undefined) for (const [field, mapping] of Object.entries(added)) props[field] ??= mapping
+    }
   }
   if (!ctx.options.requireSequence) return
   const old = await ctx.request('_count (records without seq)', () =>
@@ -156,31 +185,36 @@ export async function readBlockScheme(ctx: IndexContext): Promise<StoreBlockSche
   return count < 2 || count > 16 ? { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false } : storedBlockScheme(count)
 }
 
+/** The block-set formats of an index: the one lookups ask (null: blocks, not sets), the one new records carry. */
+export interface BlockSetFormats {
+  lookup: BlockSetFormat | null
+  write: BlockSetFormat
+}
+
 /**
- * Whether the block route may look up block sets (`dedup.block_sets`, see `blockSets`) instead of
- * blocks: every index behind the name maps them and no stored record with blocks lacks them (an
- * index written before records carried them, or with 4 × 16 / 1 blocks, keeps the block lookup).
- * False when the index does not exist yet (with `ensureIndex: 'none'`, its mapping is not known).
- * Records written later by an older simdup would lack them: one writer version per index.
+ * Which block sets the block route may look up instead of blocks: the newest format (see
+ * `BlockSetFormat`) that every index behind the name maps and that no stored record with blocks
+ * lacks; then new records are written in it too, so an index never mixes formats. When none
+ * qualifies (an index written before records carried sets, an index whose records disagree on
+ * the format, 4 × 16 / 1 blocks, a name that is no index yet), lookups ask blocks and records get
+ * the newest format. Each format has a field of its own, so records an older simdup writes into
+ * the index later (without the newer field) make the newer format unusable there on the next
+ * open instead of being missed; a writer of the format this store looks up is missed by it until
+ * then only if it is older than that format: one writer version per index.
  */
-export async function blockSetsComplete(ctx: IndexContext): Promise<boolean> {
-  let mappings: estypes.IndicesGetMappingResponse
-  try {
-    mappings = await ctx.request('get_mapping', () => ctx.client.indices.getMapping({ index: ctx.index }))
-  } catch (err) {
-    if (err instanceof DedupError && statusOf(err.cause) === 404) return false
-    throw err
-  }
-  const all = Object.values(mappings)
-  const mapped = (m: estypes.IndicesGetMappingIndexMappingRecord): boolean =>
-    (m.mappings?.properties?.dedup as { properties?: Record<string, unknown> } | undefined)?.properties?.block_sets !== undefined
-  if (all.length === 0 || !all.every(mapped)) return false
+export async function blockSetFormats(ctx: IndexContext, mappings: IndexMappings | null): Promise<BlockSetFormats> {
+  const all = mappings === null ? [] : Object.values(mappings)
+  const formats = ([2, 1] as const).filter((f) => all.length > 0 && all.every((m) => dedupProperties(m)?.[BLOCK_SET_FIELDS[f]] !== undefined))
+  if (formats.length === 0) return { lookup: null, write: NEWEST_BLOCK_SET_FORMAT }
   // Writes of a process that stopped just before count too.
   await ctx.request('refresh', () => ctx.client.indices.refresh({ index: ctx.index }))
-  const res = await ctx.request('_count (records without block sets)', () =>
-    ctx.client.count({ index: ctx.index, query: { bool: { filter: [{ exists: { field: 'dedup.blocks' } }], must_not: [{ exists: { field: 'dedup.block_sets' } }] } } }),
+  const lacking = Object.fromEntries(formats.map((f) => [f, { bool: { must_not: [{ exists: { field: `dedup.${BLOCK_SET_FIELDS[f]}` } }] } }]))
+  const res = await ctx.request('_search (records without block sets)', () =>
+    ctx.client.search({ index: ctx.index, size: 0, track_total_hits: false, query: { exists: { field: 'dedup.blocks' } }, aggs: { lacking: { filters: { filters: lacking } } } }),
   )
-  return res.count === 0
+  const buckets = (res.aggregations?.lacking as estypes.AggregationsFiltersAggregate | undefined)?.buckets as Record<string, { doc_count: number }> | undefined
+  const lookup = formats.find((f) => buckets?.[f]?.doc_count === 0) ?? null
+  return { lookup, write: lookup ?? NEWEST_BLOCK_SET_FORMAT }
 }
 
 /** The index's refresh interval in ms (largest over an alias's indices); null when refresh is disabled. */

@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { CANDIDATE_SOURCE, asksBlockSets, blockSets, distinctBlocks, matchesCandidateQuery } from './_query.js'
+import { BLOCK_SET_FIELDS, CANDIDATE_SOURCE, asksBlockSets, blockSets, distinctBlocks, matchesCandidateQuery, type BlockSetFormat } from './_query.js'
 import { KeyPostings } from './_keys.js'
 
 /**
@@ -40,19 +40,19 @@ function termsClauses(n: number): number {
 
 /**
  * Key of the shared block clause of a lookup that any one term answers (`minMatch: 1` on blocks,
- * or its block sets, `useSets`): such lookups with the same popcount window and field can share
+ * or its block sets, in format `sets`): such lookups with the same popcount window and field can share
  * one `terms`, which matches exactly the union of their own clauses.
  */
-function blockGroupKey(q: CandidateQuery, blocks: readonly string[], useSets: boolean): string | null {
+function blockGroupKey(q: CandidateQuery, blocks: readonly string[], sets: BlockSetFormat | null): string | null {
   if (blocks.length === 0) return null
-  if (asksBlockSets(q, useSets)) return `s${popcount64(q.fingerprint)}/${q.maxDistance}`
+  if (asksBlockSets(q, sets)) return `s${popcount64(q.fingerprint)}/${q.maxDistance}`
   if (q.minMatch !== 1) return null
   return `${popcount64(q.fingerprint)}/${q.maxDistance}`
 }
 
 /** The terms a lookup's block clause asks: its block sets, or its blocks. */
-function blockTerms(q: CandidateQuery, blocks: string[], useSets: boolean): string[] {
-  return asksBlockSets(q, useSets) ? blockSets(blocks) : blocks
+function blockTerms(q: CandidateQuery, blocks: string[], sets: BlockSetFormat | null): string[] {
+  return asksBlockSets(q, sets) ? blockSets(blocks, sets) : blocks
 }
 
 /**
@@ -60,7 +60,7 @@ function blockTerms(q: CandidateQuery, blocks: string[], useSets: boolean): stri
  * the clause and term budgets (estimated from above).
  * @example groupLookups(lookups, 500).length // 1 for a typical batch of 500
  */
-export function groupLookups(lookups: readonly Lookup[], maxLookups: number, useSets = false): Lookup[][] {
+export function groupLookups(lookups: readonly Lookup[], maxLookups: number, sets: BlockSetFormat | null = null): Lookup[][] {
   const groups: Lookup[][] = []
   let group: Lookup[] = []
   let terms = 0
@@ -74,8 +74,8 @@ export function groupLookups(lookups: readonly Lookup[], maxLookups: number, use
   }
   for (const l of lookups) {
     const q = l.query
-    const blocks = blockTerms(q, distinctBlocks(q), useSets)
-    const key = blockGroupKey(q, blocks, useSets)
+    const blocks = blockTerms(q, distinctBlocks(q), sets)
+    const key = blockGroupKey(q, blocks, sets)
     const addTerms = blocks.length + (q.bands?.length ?? 0) + 3
     if (group.length > 0 && (group.length >= maxLookups || clauses + cost(q, blocks, key) > MAX_CLAUSES || terms + addTerms > MAX_TERMS)) {
       groups.push(group)
@@ -98,7 +98,7 @@ export function groupLookups(lookups: readonly Lookup[], maxLookups: number, use
  * `candidateQuery`), unscored, in `_doc` order, `dedup` only. Per-lookup parts that would narrow
  * the union wrongly (`excludeId`, differing `since`) are left to `assignCandidates`.
  */
-export function unionSearchBody(queries: readonly CandidateQuery[], size: number, useSets = false): Record<string, unknown> {
+export function unionSearchBody(queries: readonly CandidateQuery[], size: number, sets: BlockSetFormat | null = null): Record<string, unknown> {
   const contentHashes = new Set<string>()
   const urlHashes = new Set<string>()
   const titleHashes = new Set<string>()
@@ -113,12 +113,12 @@ export function unionSearchBody(queries: readonly CandidateQuery[], size: number
     const blocks = distinctBlocks(q)
     if (blocks.length < q.minMatch) continue
     const pc = popcount64(q.fingerprint)
-    const key = blockGroupKey(q, blocks, useSets)
+    const key = blockGroupKey(q, blocks, sets)
     if (key !== null) {
       let g = shared.get(key)
-      const sets = asksBlockSets(q, useSets)
-      if (g === undefined) shared.set(key, (g = { pc, maxDistance: q.maxDistance, field: sets ? 'dedup.block_sets' : 'dedup.blocks', blocks: new Set() }))
-      for (const b of sets ? blockSets(blocks) : blocks) g.blocks.add(b)
+      const asSets = asksBlockSets(q, sets)
+      if (g === undefined) shared.set(key, (g = { pc, maxDistance: q.maxDistance, field: asSets ? `dedup.${BLOCK_SET_FIELDS[sets]}` : 'dedup.blocks', blocks: new Set() }))
+      for (const b of asSets ? blockSets(blocks, sets) : blocks) g.blocks.add(b)
     } else {
       own.push({
         bool: {

@@ -40,6 +40,7 @@ export const DEDUP_PROPERTIES = Object.freeze({
       bands: { type: 'keyword', doc_values: false },
       supersedes: { type: 'keyword', doc_values: false },
       block_sets: { type: 'keyword', doc_values: false },
+      block_sets_v2: { type: 'keyword', doc_values: false },
     },
   },
 })

@@ -100,7 +100,11 @@ export type ElasticsearchStoreOptions<C = unknown> = ElasticsearchStoreBaseOptio
         auth?: ElasticsearchAuth
         /** PEM file of the CA that signed the node's certificate (https). */
         caFile?: string
-        /** Per-request timeout in ms. @default 30 000 */
+        /**
+         * Per-request timeout in ms. A bulk write asks Elasticsearch to wait at most half of it for
+         * a shard's primary to start (its `timeout`), so a red index answers 503 before the client
+         * gives up; the store then waits for the primaries itself. @default 30 000
+         */
         requestTimeoutMs?: number
       }
     | {

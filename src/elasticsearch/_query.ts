@@ -1,5 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
+import { blockWidths } from '../fingerprint/blocks.js'
 
 /** Block sets a record carries at most (C(6,3) = 20 for the default scheme); a scheme needing more has none. */
 const MAX_BLOCK_SETS = 64
@@ -22,26 +23,83 @@ export function blockSetSize(blocks: number): number {
 }
 
 /**
- * The block sets of a record or a lookup (`dedup.block_sets`): every `blockSetSize` of its distinct
- * block terms, joined in position order. Two records share at least that many blocks exactly when
- * they share a set, so the block route's "≥ minMatch of 6 block terms" becomes one `terms` match on
- * 20 set terms, each held by ~N / 2^33 records where a block term is held by ~N / 2^11: the
- * lookup's postings stop growing with the index (docs/BENCHMARKS.md, "Elasticsearch block sets").
+ * How block sets are written, by format, each in a field of its own so that no index mixes two
+ * (a record without the field of the format a store looks up makes that format unusable there,
+ * see `blockSetFormatOf` in _index-setup.ts; an older simdup never writes the newer field):
+ * 1, the blocks joined, `0_3fa.1_0b1.2_9c0` (~17 characters), in `dedup.block_sets`; 2, compact,
+ * 7 characters for 6 blocks (`compactSet`), in `dedup.block_sets_v2`: 2.4× shorter, so a smaller
+ * terms dictionary and `_source` (docs/BENCHMARKS.md, "Disk of block sets").
+ */
+export type BlockSetFormat = 1 | 2
+
+/** The newest format: the one records of a new index carry. */
+export const NEWEST_BLOCK_SET_FORMAT: BlockSetFormat = 2
+
+/** The field (under `dedup`) holding the sets of each format. */
+export const BLOCK_SET_FIELDS = Object.freeze({ 1: 'block_sets', 2: 'block_sets_v2' } as const satisfies Record<BlockSetFormat, string>)
+
+/** URL-safe base64 digits: no `.`, so a compact set never equals a joined one. */
+const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
+/**
+ * The values of `blocks` when they are shaped as `fingerprintBlocks` cuts n blocks (position tags
+ * 0…n−1 in order, each value's hex at its block's width and within it); else null.
+ */
+function blockValues(blocks: readonly string[]): number[] | null {
+  const widths = blockWidths(blocks.length)
+  const out: number[] = []
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!
+    const w = widths[i]!
+    const tag = `${i}_`
+    const hex = b.slice(tag.length)
+    if (!b.startsWith(tag) || hex.length !== Math.ceil(w / 4) || !/^[0-9a-f]+$/.test(hex)) return null
+    const v = Number.parseInt(hex, 16)
+    if (v >= 2 ** w) return null
+    out.push(v)
+  }
+  return out
+}
+
+/**
+ * One set in format 2: the combination's rank among the C(n, m) (one digit: at most 64, see
+ * MAX_BLOCK_SETS), then each chosen block's value in ⌈width / 6⌉ digits. The rank fixes the
+ * positions, the positions the widths: distinct sets give distinct strings (exact, no hash).
+ */
+function compactSet(rank: number, picked: readonly number[], values: readonly number[], widths: readonly number[]): string {
+  let out = DIGITS[rank]!
+  for (const i of picked) {
+    const v = values[i]!
+    for (let d = Math.ceil(widths[i]! / 6) - 1; d >= 0; d--) out += DIGITS[Math.floor(v / 2 ** (6 * d)) % 64]!
+  }
+  return out
+}
+
+/**
+ * The block sets of a record or a lookup in `format` (`dedup.block_sets` / `block_sets_v2`): every
+ * `blockSetSize` of its distinct block terms. Two records share at least that many blocks exactly
+ * when they share a set, so the block route's "≥ minMatch of 6 block terms" becomes one `terms`
+ * match on 20 set terms, each held by ~N / 2^33 records where a block term is held by ~N / 2^11:
+ * the lookup's postings stop growing with the index (docs/BENCHMARKS.md, "Elasticsearch block
+ * sets"). Format 2 writes blocks not shaped as `fingerprintBlocks` cuts them joined, as format 1.
  * @example blockSets(['0_1', '1_2', '2_3', '3_4']).length // 0 (4 blocks: none)
  */
-export function blockSets(blocks: readonly string[]): string[] {
+export function blockSets(blocks: readonly string[], format: BlockSetFormat = NEWEST_BLOCK_SET_FORMAT): string[] {
   const distinct = [...new Set(blocks)]
   const m = blockSetSize(distinct.length)
   if (m === 0) return []
+  const values = format === 2 ? blockValues(distinct) : null
+  const widths = values === null ? [] : blockWidths(distinct.length)
   const out: string[] = []
-  const pick: string[] = []
+  const pick: number[] = []
   const walk = (from: number): void => {
     if (pick.length === m) {
-      out.push(pick.join('.'))
+      // The walk's order is the rank: the same combination of positions gets the same digit.
+      out.push(values === null ? pick.map((i) => distinct[i]).join('.') : compactSet(out.length, pick, values, widths))
       return
     }
     for (let i = from; i <= distinct.length - (m - pick.length); i++) {
-      pick.push(distinct[i]!)
+      pick.push(i)
       walk(i + 1)
       pick.pop()
     }
@@ -50,9 +108,9 @@ export function blockSets(blocks: readonly string[]): string[] {
   return out
 }
 
-/** Whether a lookup's block clause can be asked as block sets: the index's records all carry them (`useSets`) and its must-match count is their size. */
-export function asksBlockSets(q: CandidateQuery, useSets: boolean): boolean {
-  if (!useSets) return false
+/** Whether a lookup's block clause can be asked as block sets: the index's records all carry them in format `sets` (null: not all) and its must-match count is their size. */
+export function asksBlockSets(q: CandidateQuery, sets: BlockSetFormat | null): sets is BlockSetFormat {
+  if (sets === null) return false
   const m = blockSetSize(distinctBlocks(q).length)
   return m > 0 && q.minMatch === m
 }
@@ -61,7 +119,7 @@ export function asksBlockSets(q: CandidateQuery, useSets: boolean): boolean {
  * The fields a candidate search reads back: the `dedup` object without its block sets (derived
  * from the blocks; a record's 20 of them would add half its size again to every hit).
  */
-export const CANDIDATE_SOURCE = Object.freeze({ includes: ['dedup'], excludes: ['dedup.block_sets'] })
+export const CANDIDATE_SOURCE = Object.freeze({ includes: ['dedup'], excludes: Object.values(BLOCK_SET_FIELDS).map((f) => `dedup.${f}`) })
 
 /** A query's distinct block terms (position tags make repeats impossible for real schemes; be safe anyway). */
 export function distinctBlocks(q: CandidateQuery): string[] {
@@ -94,7 +152,7 @@ export function canMatch(q: CandidateQuery): boolean {
  * `minimum_should_match: 1`; `since` as a range on indexed_at, `maxSeq` as a range on seq and
  * `excludeId` as must_not ids.
  */
-export function candidateQuery(q: CandidateQuery, useSets = false): Record<string, unknown> | null {
+export function candidateQuery(q: CandidateQuery, sets: BlockSetFormat | null = null): Record<string, unknown> | null {
   const should: Record<string, unknown>[] = []
   if (q.contentHash != null) should.push({ term: { 'dedup.content_hash': q.contentHash } })
   if (q.urlHash != null) should.push({ term: { 'dedup.url_hash': q.urlHash } })
@@ -107,8 +165,8 @@ export function candidateQuery(q: CandidateQuery, useSets = false): Record<strin
     should.push({
       bool: {
         filter: [
-          asksBlockSets(q, useSets)
-            ? { terms: { 'dedup.block_sets': blockSets(blocks) } }
+          asksBlockSets(q, sets)
+            ? { terms: { [`dedup.${BLOCK_SET_FIELDS[sets]}`]: blockSets(blocks, sets) } }
             : {
                 bool: {
                   should: blocks.map((b) => ({ term: { 'dedup.blocks': b } })),

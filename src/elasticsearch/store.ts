@@ -4,7 +4,7 @@ import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import type { CandidateBounds, FingerprintStore, StoreBlockScheme } from '../store/store.js'
 import { DedupError, describeValue } from '../errors.js'
 import { recordToSource, sourceToRecord, DEDUP_SOURCE_FIELDS, type DedupSource } from './_document.js'
-import { canMatch, candidateQuery, candidateSearchBody } from './_query.js'
+import { NEWEST_BLOCK_SET_FORMAT, canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
 import { HotBandCache } from './_hot-bands.js'
 import {
@@ -13,10 +13,13 @@ import {
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import { awaitPrimaries, itemError, backoffDelay, errorReason, errorType, shardsUnavailable, sleep, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy } from './_errors.js'
+import {
+  awaitPrimaries, itemError, errorReason, errorType, halfRequestTimeout, isShardsUnavailable, pauseBeforeRetry, SHARDS_HINT, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
+} from './_errors.js'
 import { connect } from './_connection.js'
 import {
-  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetsComplete, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme, type IndexContext, type TemplateNames,
+  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
+  type BlockSetFormats, type IndexContext, type TemplateNames,
 } from './_index-setup.js'
 import * as reads from './_index-reads.js'
 import {
@@ -123,8 +126,8 @@ class EsStore implements ElasticsearchStore {
 
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
-  /** Whether the block route looks up block sets (every stored record has them; see `blockSetsComplete`). */
-  private useSets = false
+  /** The block sets the block route looks up (null: blocks) and those new records carry (see `blockSetFormats`). */
+  private sets: BlockSetFormats = { lookup: null, write: NEWEST_BLOCK_SET_FORMAT }
 
   /** What the index set-up and whole-index reads (_index-setup.ts, _index-reads.ts) work through. */
   private readonly ctx: IndexContext
@@ -161,9 +164,9 @@ class EsStore implements ElasticsearchStore {
 
   /** Index creation / mapping per `ensureIndex`, then the pending list sized to the refresh interval. */
   async open(): Promise<void> {
-    await prepareIndex(this.ctx)
+    const mappings = await prepareIndex(this.ctx)
     this.blockScheme = await readBlockScheme(this.ctx)
-    this.useSets = await blockSetsComplete(this.ctx)
+    this.sets = await blockSetFormats(this.ctx, mappings)
     const interval = await refreshInterval(this.ctx)
     this.visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
@@ -288,7 +291,20 @@ class EsStore implements ElasticsearchStore {
     return { written, failed }
   }
 
-  /** One bulk request of records via the client's bulk helper; item failures with 429/5xx are retried with back-off. */
+  /**
+   * How long Elasticsearch may wait for an unavailable primary before answering a bulk item 503
+   * (its `timeout`; its own default, a minute, outlasts the request timeout, so the client gave up
+   * first and the red index looked like a node out of reach): half the request timeout. The store
+   * then waits for the primaries itself (`pauseBeforeRetry`) and retries the items.
+   */
+  private get bulkTimeout(): string {
+    return `${halfRequestTimeout(this.client)}ms`
+  }
+
+  /**
+   * One bulk request of records via the client's bulk helper; item failures with 429/5xx are
+   * retried with back-off, after waiting for the primaries when an item's shard had no started copy.
+   */
   private async bulkPut(records: FingerprintRecord[], acked: FingerprintRecord[], failures: Map<string, Error>): Promise<void> {
     const byId = new Map(records.map((r) => [r.id, r]))
     const shared = this.options.sharedIndex
@@ -297,7 +313,8 @@ class EsStore implements ElasticsearchStore {
     // round is waited out however many rounds it takes (each round writes at least one).
     for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
-      const docs = todo.map((r) => ({ dedup: recordToSource(r) }))
+      const retried: Error[] = []
+      const docs = todo.map((r) => ({ dedup: recordToSource(r, this.sets.write) }))
       const okIds: string[] = []
       const dropped = new Map<string, { status: number; error: unknown }>()
       await this.request('_bulk (put)', async () => {
@@ -318,6 +335,7 @@ class EsStore implements ElasticsearchStore {
           flushInterval: 600_000,
           concurrency: 1,
           retries: 0,
+          timeout: this.bulkTimeout,
           ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }),
         })
       })
@@ -330,17 +348,21 @@ class EsStore implements ElasticsearchStore {
       for (const r of todo) {
         const d = dropped.get(r.id)
         if (d === undefined) continue
-        if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) retry.push(r)
-        else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
+        if ((d.status === 429 || d.status >= 500) && attempt < this.options.retries) {
+          retry.push(r)
+          retried.push(itemError(d.status, d.error))
+        } else failures.set(r.id, this.itemFailure(r.id, d.status, d.error))
       }
-      if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt++))
+      if (retry.length > 0) await pauseBeforeRetry(this.policy, attempt++, retried)
       todo = retry
     }
   }
 
   private itemFailure(id: string, status: number, error: unknown): DedupError {
     const detail = error === null || error === undefined ? 'too many requests, retries exhausted' : `${errorType(error)}: ${errorReason(error)}`
-    return new DedupError('STORE_REQUEST_FAILED', this.redactor.text(`Elasticsearch rejected document \`${id}\` (status ${status}): ${detail}`), {
+    // Retried after waiting for the primaries (up to a minute each time) until the retries ran out.
+    const hint = isShardsUnavailable(itemError(status, error)) ? ` ${SHARDS_HINT}` : ''
+    return new DedupError('STORE_REQUEST_FAILED', this.redactor.text(`Elasticsearch rejected document \`${id}\` (status ${status})${hint}: ${detail}`), {
       cause: error,
     })
   }
@@ -357,6 +379,7 @@ class EsStore implements ElasticsearchStore {
         let todo = c
         for (let attempt = 0; todo.length > 0; attempt++) {
           const retry: string[] = []
+          const retried: Error[] = []
           const operations = todo.flatMap((id): estypes.BulkOperationContainer[] | [estypes.BulkOperationContainer, object] =>
             this.options.sharedIndex
               ? // Remove only simdup's object from a content document.
@@ -364,18 +387,20 @@ class EsStore implements ElasticsearchStore {
               : [{ delete: { _index: this.index, _id: id } }],
           )
           const res = await this.request('_bulk (delete)', () =>
-            this.client.bulk({ operations, ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }) }),
+            this.client.bulk({ operations, timeout: this.bulkTimeout, ...(this.options.refresh === false ? {} : { refresh: this.options.refresh }) }),
           )
           for (const item of res.items) {
             const r = Object.values(item)[0]
             if (r === undefined || r.status < 300 || r.status === 404) continue
-            if ((r.status === 429 || r.status >= 500) && attempt < this.options.retries) retry.push(String(r._id))
-            else {
+            if ((r.status === 429 || r.status >= 500) && attempt < this.options.retries) {
+              retry.push(String(r._id))
+              retried.push(itemError(r.status, r.error))
+            } else {
               failed.push(String(r._id))
               firstError ??= itemError(r.status, r.error)
             }
           }
-          if (retry.length > 0) await sleep(backoffDelay(this.policy, attempt))
+          if (retry.length > 0) await pauseBeforeRetry(this.policy, attempt, retried)
           todo = retry
         }
       }),
@@ -422,7 +447,7 @@ class EsStore implements ElasticsearchStore {
     const union = hot.size === 0 ? lookups : lookups.map((l) => ({ at: l.at, query: withoutBands(l.query, hot) })).filter((l) => canMatch(l.query))
     const [hotHits] = await Promise.all([
       this.hotBandHits(lookups, hot),
-      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.useSets), out)),
+      ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.sets.lookup), out)),
     ])
     if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
     // One shard's term statistics decide what is hot: on several shards a term can bring more.
@@ -445,7 +470,7 @@ class EsStore implements ElasticsearchStore {
    */
   private async lookup(groups: Lookup[][], out: FingerprintRecord[][], own = false): Promise<void> {
     const bodies = groups.map((g) =>
-      own ? candidateSearchBody(candidateQuery(g[0]!.query, this.useSets)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE, this.useSets),
+      own ? candidateSearchBody(candidateQuery(g[0]!.query, this.sets.lookup)!, this.options.maxCandidates) : unionSearchBody(g.map((l) => l.query), UNION_PAGE, this.sets.lookup),
     )
     const hits = await this.msearch(bodies)
     const split: Lookup[][] = []

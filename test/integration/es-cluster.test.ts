@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { Client, ClusterConnectionPool } from '@elastic/elasticsearch'
 import { run } from '../../src/cli/main.js'
 import { createElasticsearchStore, type ElasticsearchStore } from '../../src/elasticsearch/store.js'
+import { dedupSearch, type SearchClient } from '../../src/elasticsearch/hook/index.js'
+import { simdupIndexBody } from '../../src/elasticsearch/_mapping.js'
 import { fakeIO } from '../helpers/cli.js'
 import { acquireElasticsearch, testIndexOptions, testIndexSettings, type AcquiredElasticsearch } from '../helpers/es-node.js'
 import type { FingerprintRecord } from '../../src/types.js'
@@ -95,35 +97,37 @@ test('a node that goes away mid-run: every request moves to a live node, with no
   }
 })
 
+/** A loopback port nothing listens on (bound, then released): the node that is down. */
+async function downNode(): Promise<string> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return `http://127.0.0.1:${port}`
+}
+
+/**
+ * An index whose every primary is unassigned (allocation required on a node that does not
+ * exist): red, and a search on it is answered 503 by every live node; `allocate` lifts that.
+ */
+async function redIndex(name: string, mappings?: Record<string, unknown>): Promise<{ index: string; allocate: () => Promise<void>; drop: () => Promise<void> }> {
+  const index = `simdup-test-${process.pid}-${name}`
+  const admin = new Client({ nodes: es.nodes })
+  const settings = { ...testIndexSettings(), number_of_replicas: 0, 'index.routing.allocation.require._name': 'simdup-no-such-node' }
+  await admin.indices.create({ index, settings, ...(mappings === undefined ? {} : { mappings }), wait_for_active_shards: 0 })
+  expect((await admin.cluster.health({ index })).status).toBe('red')
+  return {
+    index,
+    allocate: async () => void (await admin.indices.putSettings({ index, settings: { 'index.routing.allocation.require._name': null } })),
+    drop: async () => {
+      await admin.indices.delete({ index }, { ignore: [404] })
+      await admin.close()
+    },
+  }
+}
+
+
 describe('a red index while a node of the list is down', () => {
-  /** A loopback port nothing listens on (bound, then released): the node that is down. */
-  async function downNode(): Promise<string> {
-    const server = createServer()
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const { port } = server.address() as { port: number }
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    return `http://127.0.0.1:${port}`
-  }
-
-  /**
-   * An index whose every primary is unassigned (allocation required on a node that does not
-   * exist): red, and a search on it is answered 503 by every live node; `allocate` lifts that.
-   */
-  async function redIndex(name: string): Promise<{ index: string; allocate: () => Promise<void>; drop: () => Promise<void> }> {
-    const index = `simdup-test-${process.pid}-${name}`
-    const admin = new Client({ nodes: es.nodes })
-    await admin.indices.create({ index, settings: { ...testIndexSettings(), number_of_replicas: 0, 'index.routing.allocation.require._name': 'simdup-no-such-node' }, wait_for_active_shards: 0 })
-    expect((await admin.cluster.health({ index })).status).toBe('red')
-    return {
-      index,
-      allocate: async () => void (await admin.indices.putSettings({ index, settings: { 'index.routing.allocation.require._name': null } })),
-      drop: async () => {
-        await admin.indices.delete({ index }, { ignore: [404] })
-        await admin.close()
-      },
-    }
-  }
-
   // The live nodes answer 503 and the client moves the request on each time, so its last attempt
   // goes to the node that is down (listed last, held alive until then): the run once took that
   // connection error for the whole cluster out of reach (exit 4 instead of the red index's exit 1).
@@ -149,6 +153,37 @@ describe('a red index while a node of the list is down', () => {
     }
   })
 
+  test('the search hook reports it as the red index it is (STORE_REQUEST_FAILED, status 503), not as no node reachable', async () => {
+    const { index, drop } = await redIndex('red-hook')
+    const client = new Client({ nodes: [...es.nodes, await downNode()], maxRetries: es.nodes.length, ConnectionPool: ClusterConnectionPool })
+    // _msearch answers a red index search by search (200, each search 503: the hook reports those
+    // as refused already). A node answers the whole request 503 when it has no elected master or
+    // no recovered cluster state, which a shared test node cannot be put in: the red index's own
+    // search, answered 503 and carried by the client on to the node that is down, stands in.
+    const viaSearch: SearchClient = { msearch: () => client.search({ index }) as never }
+    try {
+      const err: unknown = await dedupSearch(viaSearch, { index }).catch((e: unknown) => e)
+      expect(err).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503 \(shards of the index have no started copy/) })
+    } finally {
+      await client.close()
+      await drop()
+    }
+  })
+
+  test('the search hook\'s _msearch, each search answered 503, says the shards have no started copy', async () => {
+    const { index, drop } = await redIndex('red-hook-items')
+    const client = new Client({ nodes: [...es.nodes, await downNode()], maxRetries: es.nodes.length, ConnectionPool: ClusterConnectionPool })
+    try {
+      await expect(dedupSearch(client, { index })).rejects.toMatchObject({
+        code: 'STORE_REQUEST_FAILED',
+        message: expect.stringMatching(/status 503\).*\(shards of the index have no started copy/),
+      })
+    } finally {
+      await client.close()
+      await drop()
+    }
+  })
+
   test('is waited for: the primaries allocated 2 s later, one retry succeeds', async () => {
     const { index, allocate, drop } = await redIndex('red-wait')
     try {
@@ -161,6 +196,66 @@ describe('a red index while a node of the list is down', () => {
       expect(await store.count()).toBe(0)
       await store.close()
     } finally {
+      await drop()
+    }
+  })
+})
+
+describe('bulk items answered 503 (a primary with no started copy)', () => {
+  const numbered = (i: number): FingerprintRecord => ({ ...record(i), seq: i + 1 })
+  /** A store opened before its index exists (`ensureIndex: 'none'`), then the index made red with simdup's mapping. */
+  async function storeOnRedIndex(name: string, options: { retries: number; backoffMs?: number }) {
+    // Request timeout 2 s: Elasticsearch answers the items 503 after 1 s (the bulk's timeout is half of it).
+    const store = await createElasticsearchStore({ node: es.nodes, index: `simdup-test-${process.pid}-${name}`, ensureIndex: 'none', requestTimeoutMs: 2000, ...options })
+    return { ...(await redIndex(name, simdupIndexBody().mappings)), store }
+  }
+
+  // The primaries are allocated 5 s in. A retry after 100 ms meets the index still red; and with
+  // Elasticsearch's own wait (a minute) the client gives up first, twice in 4 s, and the put said
+  // "cannot reach". Only waiting for the primaries lands the writes.
+  test('are retried once the primaries are back: every record written, none lost', async () => {
+    const { store, allocate, drop } = await storeOnRedIndex('red-bulk', { retries: 1, backoffMs: 100 })
+    try {
+      const records = Array.from({ length: 6 }, (_, i) => numbered(i))
+      const putting = store.put(records)
+      putting.catch(() => undefined) // awaited below
+      await new Promise((resolve) => setTimeout(resolve, 5000))
+      await allocate()
+      expect(await putting).toEqual({ written: records.length, failed: [] })
+      await store.refresh()
+      expect(await store.count()).toBe(records.length)
+      expect([...(await store.get(records.map((r) => r.id))).keys()].sort()).toEqual(records.map((r) => r.id).sort())
+    } finally {
+      await store.close()
+      await drop()
+    }
+  })
+
+  test('deletes are waited out the same way: the delete completes once the primaries are back', async () => {
+    const { store, allocate, drop } = await storeOnRedIndex('red-bulk-delete', { retries: 1, backoffMs: 100 })
+    try {
+      const deleting = store.delete(['d1', 'd2'])
+      deleting.catch(() => undefined) // awaited below
+      await new Promise((resolve) => setTimeout(resolve, 5000))
+      await allocate()
+      await expect(deleting).resolves.toBeUndefined()
+    } finally {
+      await store.close()
+      await drop()
+    }
+  })
+
+  test('still red after the retries: each record failed, saying why (to rejects, not lost silently)', async () => {
+    const { store, drop } = await storeOnRedIndex('red-bulk-fail', { retries: 0 })
+    try {
+      const res = await store.put([numbered(1), numbered(2)])
+      expect(res.written).toBe(0)
+      expect(res.failed.map((f) => f.id)).toEqual(['d1', 'd2'])
+      for (const f of res.failed) {
+        expect(f.error).toMatchObject({ code: 'STORE_REQUEST_FAILED', message: expect.stringMatching(/status 503\) \(shards of the index have no started copy.*unavailable_shards_exception/) })
+      }
+    } finally {
+      await store.close()
       await drop()
     }
   })

@@ -17,6 +17,7 @@ import { storeContractVersions } from '../store/contract-versions.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 import { createDeduplicator } from '../../src/engine/deduplicator.js'
 import { recordToSource } from '../../src/elasticsearch/_document.js'
+import { Client } from '@elastic/elasticsearch'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
 let es: Node
@@ -654,13 +655,15 @@ async function scriptedNode(handle: (req: IncomingMessage, body: string) => { st
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
 }
 
-/** Answers the calls a store makes on open (ensureIndex 'none'): the settings and mapping reads. */
+/** Answers the calls a store makes on open (ensureIndex 'none'): the settings and mapping reads; and its health waits. */
 function openCalls(req: IncomingMessage): { status: number; body?: unknown } | null {
   if (req.method === 'GET' && req.url?.includes('/_settings')) return { status: 200, body: { idx: { settings: { 'index.refresh_interval': '1s' } } } }
   // A mapping without block sets: the block route looks up blocks.
   if (req.method === 'GET' && req.url?.includes('/_mapping')) return { status: 200, body: { idx: { mappings: { properties: {} } } } }
   // The block layout of the stored records (an empty index here).
   if (/\/_search(\?|$)/.test(req.url ?? '')) return { status: 200, body: { took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { hits: [] } } }
+  // The wait for the primaries after a 503 (green: nothing to wait for).
+  if (req.url?.startsWith('/_cluster/health') === true) return { status: 200, body: { status: 'green', timed_out: false } }
   return null
 }
 
@@ -742,7 +745,7 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
     const scheme = { blocks: 6, minMatch: 3 }
     await putAll(store, [makeRecord('with-sets', fp(1), {}, scheme)])
     // Written as a simdup before block sets wrote it.
-    const { block_sets: _sets, ...old } = recordToSource(makeRecord('without-sets', fp(2), {}, scheme))
+    const old = recordToSource(makeRecord('without-sets', fp(2), {}, scheme), null)
     expect((await admin('PUT', `/${index}/_doc/without-sets?refresh=true`, { dedup: old })).status).toBe(201)
     const near = (i: number): CandidateQuery => {
       const f = flip(flip(fp(i), 5), 40)
@@ -759,6 +762,64 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
       expect((await later.candidates([near(1), near(2)])).map(idsOf)).toEqual([['with-sets'], ['without-sets']])
     } finally {
       await later.close()
+    }
+  })
+
+  test('an index of the older set format (joined, `block_sets`) is looked up and written in it; one whose records disagree, by blocks', async () => {
+    const store = await makeStore()
+    const index = store.options.index
+    const scheme = { blocks: 6, minMatch: 3 }
+    await store.close()
+    const near = (i: number): CandidateQuery => {
+      const f = flip(flip(fp(i), 5), 40)
+      return { fingerprint: f, blocks: fingerprintBlocks(f, scheme), minMatch: 3, maxDistance: 3 }
+    }
+    /** Writes record `id` (of fp(i)) as a simdup writing sets in `format` would, then opens a store that keeps its request bodies. */
+    const writeAndOpen = async (id: string, i: number, format: 1 | 2): Promise<{ store: ElasticsearchStore; sent: string[] }> => {
+      const dedup = recordToSource(makeRecord(id, fp(i), {}, scheme), format)
+      expect((await admin('PUT', `/${index}/_doc/${id}?refresh=true`, { dedup })).status).toBe(201)
+      const opened = await makeStore({}, index)
+      const bodies: string[] = []
+      opened.client.diagnostic.on('request', (_err, req) => void bodies.push(String(req?.meta.request.params.body ?? '')))
+      return { store: opened, sent: bodies }
+    }
+    const { store: later, sent } = await writeAndOpen('v1', 1, 1)
+    try {
+      await putAll(later, [makeRecord('new', fp(2), {}, scheme)])
+      await later.refresh()
+      expect((await later.candidates([near(1), near(2)])).map(idsOf)).toEqual([['v1'], ['new']])
+      // Asked as format-1 sets (no block clause), and the new record carries format 1 only.
+      expect(sent.some((b) => b.includes('{"terms":{"dedup.block_sets":') && !b.includes('"dedup.blocks"'))).toBe(true)
+      const stored = (await admin('GET', `/${index}/_doc/new`)).json as { _source: { dedup: Record<string, unknown> } }
+      expect(stored._source.dedup.block_sets).toEqual(recordToSource(makeRecord('new', fp(2), {}, scheme), 1).block_sets)
+      expect(stored._source.dedup.block_sets_v2).toBeUndefined()
+    } finally {
+      await later.close()
+    }
+    // A record of format 2 joins (an index written by both): neither format is whole, blocks are asked.
+    const { store: mixed, sent: asked } = await writeAndOpen('v2', 3, 2)
+    try {
+      expect((await mixed.candidates([near(1), near(2), near(3)])).map(idsOf)).toEqual([['v1'], ['new'], ['v2']])
+      expect(asked.some((b) => b.includes('"dedup.blocks"'))).toBe(true)
+      expect(asked.some((b) => b.includes('{"terms":{"dedup.block_sets'))).toBe(false)
+    } finally {
+      await mixed.close()
+    }
+  })
+
+  test('opening reads the mapping once', async () => {
+    const index = nextIndex()
+    for (const ensureIndex of ['create', 'create', 'existing', 'add-fields', 'none'] as const) {
+      const client = new Client({ node: es.url })
+      const mappingReads: string[] = []
+      client.diagnostic.on('request', (_err, req) => {
+        const { method, path } = req!.meta.request.params
+        if (method === 'GET' && path.includes('/_mapping')) mappingReads.push(path)
+      })
+      const store = await createElasticsearchStore({ client, index, ensureIndex, ...testIndexOptions() })
+      await store.close()
+      await client.close()
+      expect(mappingReads, ensureIndex).toHaveLength(1)
     }
   })
 

@@ -38,24 +38,36 @@ describe('blockSets (the block route as one terms match)', () => {
   const fpArb = fc.record({ hi: u32, lo: u32 })
   const scheme = { blocks: 6, minMatch: 3 }
 
-  test.prop([fpArb, fpArb, fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: 12 })], { numRuns: 2000 })(
-    'two 6-block records share a block set exactly when they share at least 3 blocks (brute force)',
-    (a, random, bits) => {
+  // Every scheme with sets (5 to 8 blocks: C(n, n − 3) ≤ 64), in both formats.
+  test.prop([fpArb, fpArb, fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: 12 }), fc.integer({ min: 5, max: 8 }), fc.constantFrom(1 as const, 2 as const)], { numRuns: 4000 })(
+    'two n-block records share a block set exactly when they share at least n − 3 blocks (brute force), in either format',
+    (a, random, bits, blocks, format) => {
       // Half the pairs are bit flips of one another (sharing many blocks), half unrelated.
       const b = bits.length % 2 === 0 ? bits.reduce((f, bit) => (bit < 32 ? { hi: (f.hi ^ (1 << bit)) >>> 0, lo: f.lo } : { hi: f.hi, lo: (f.lo ^ (1 << (bit - 32))) >>> 0 }), a) : random
-      const ba = fingerprintBlocks(a, scheme)
-      const bb = fingerprintBlocks(b, scheme)
+      const ba = fingerprintBlocks(a, { blocks, minMatch: blocks - 3 })
+      const bb = fingerprintBlocks(b, { blocks, minMatch: blocks - 3 })
       const shared = ba.filter((x) => bb.includes(x)).length
-      const setsB = new Set(blockSets(bb))
-      expect(blockSets(ba).some((x) => setsB.has(x))).toBe(shared >= 3)
+      const setsB = new Set(blockSets(bb, format))
+      expect(blockSets(ba, format).some((x) => setsB.has(x))).toBe(shared >= blocks - 3)
     },
   )
 
-  test('6 blocks give their 20 sets of 3; 4 blocks (minMatch 1) none', () => {
+  test('6 blocks give their 20 sets of 3: joined (format 1), or 7 characters each (format 2); 4 blocks (minMatch 1) none', () => {
     const six = fingerprintBlocks(BASE, scheme)
-    expect(blockSets(six)).toHaveLength(20)
-    expect(new Set(blockSets(six)).size).toBe(20)
-    expect(blockSets(fingerprintBlocks(BASE))).toEqual([])
+    for (const format of [1, 2] as const) {
+      expect(blockSets(six, format)).toHaveLength(20)
+      expect(new Set(blockSets(six, format)).size).toBe(20)
+      expect(blockSets(fingerprintBlocks(BASE), format)).toEqual([])
+    }
+    expect(blockSets(six, 1)[0]).toBe(six.slice(0, 3).join('.'))
+    expect(blockSets(six, 2).every((x) => /^[\w-]{7}$/.test(x))).toBe(true)
+    expect(blockSets(six)).toEqual(blockSets(six, 2))
+  })
+
+  test('format 2 writes blocks not cut as fingerprintBlocks cuts them joined, never equal to a compact set', () => {
+    const odd = ['0_3fa', '1_0b1', '2_1c0', '3_7ff', '4_3ff', '5_3ff0'] // last block one hex digit too long
+    expect(blockSets(odd, 2)).toEqual(blockSets(odd, 1))
+    expect(blockSets(odd, 2).every((x) => x.includes('.'))).toBe(true)
   })
 
   test('with sets, lookups ask one terms of block sets per popcount window (a batch of 500 in one union search), without them a 3-of-6 clause each', () => {
@@ -64,12 +76,15 @@ describe('blockSets (the block route as one terms match)', () => {
       const q: CandidateQuery = { fingerprint: fp, blocks: fingerprintBlocks(fp, scheme), minMatch: 3, maxDistance: 3, contentHash: hash16(`c${i}`), urlHash: null, titleHash: null }
       return { at: i, query: q }
     })
-    expect(groupLookups(lookups, 500, true)).toHaveLength(1)
-    expect(groupLookups(lookups, 500, false).length).toBeGreaterThan(1)
-    const body = JSON.stringify(unionSearchBody(lookups.map((l) => l.query), 10_000, true))
-    expect(body).not.toContain('dedup.blocks')
-    for (const l of lookups) for (const set of blockSets(l.query.blocks)) expect(body).toContain(set)
-    expect(JSON.stringify(candidateQuery(lookups[0]!.query, true))).toContain('dedup.block_sets')
-    expect(JSON.stringify(candidateQuery(lookups[0]!.query, false))).not.toContain('dedup.block_sets')
+    for (const format of [1, 2] as const) {
+      expect(groupLookups(lookups, 500, format)).toHaveLength(1)
+      const body = JSON.stringify(unionSearchBody(lookups.map((l) => l.query), 10_000, format))
+      expect(body).not.toContain('dedup.blocks')
+      expect(body).toContain(format === 1 ? '"dedup.block_sets"' : '"dedup.block_sets_v2"')
+      for (const l of lookups) for (const set of blockSets(l.query.blocks, format)) expect(body).toContain(set)
+      expect(JSON.stringify(candidateQuery(lookups[0]!.query, format))).toContain(format === 1 ? '"dedup.block_sets"' : '"dedup.block_sets_v2"')
+    }
+    expect(groupLookups(lookups, 500, null).length).toBeGreaterThan(1)
+    expect(JSON.stringify(candidateQuery(lookups[0]!.query, null))).not.toContain('dedup.block_sets')
   })
 })

@@ -26,11 +26,12 @@ import { hamming } from '../../fingerprint/hamming.js'
 import { ShownFingerprints, toFingerprint } from './fold.js'
 import { clusterKeyHash, decodeCursor, encodeCursor, requestHash } from './cursor.js'
 import { compareSortValues, defaultSort, parseSort, type SortKey } from './_sort.js'
+import { Redactor, SHARDS_HINT, isShardsUnavailable, itemError, toStoreError } from '../_errors.js'
 import { resolveDedupSearchOptions, type DedupSearchOptions, type ResolvedDedupSearchOptions } from './options.js'
 
 /**
  * The one method of an `@elastic/elasticsearch` 8 client the hook calls; pass the `Client` itself.
- * Structural, so the hook never loads the client package (only `store/elasticsearch.ts` does).
+ * Structural: a client of another 8.x version of the package, or a wrapper of one, will do.
  */
 export interface SearchClient {
   msearch<TDocument = unknown>(params: estypes.MsearchRequest): Promise<estypes.MsearchResponse<TDocument>>
@@ -186,21 +187,19 @@ function searchBody(kind: Kind, p: Prepared, o: ResolvedDedupSearchOptions, from
   return body
 }
 
-function isElasticsearchError(err: unknown, ...names: string[]): boolean {
-  return err instanceof Error && names.includes(err.name)
-}
-
 function describeIndex(index: estypes.Indices): string {
   return Array.isArray(index) ? index.join(',') : String(index)
 }
 
-function itemError(kind: Kind, index: estypes.Indices, status: number, error: unknown, o: ResolvedDedupSearchOptions): DedupError {
+function searchError(kind: Kind, index: estypes.Indices, status: number, error: unknown, o: ResolvedDedupSearchOptions): DedupError {
   const e = (error ?? {}) as { type?: unknown; reason?: unknown; root_cause?: { type?: unknown; reason?: unknown }[]; caused_by?: { reason?: unknown } }
   const root = e.root_cause?.[0]
   const reason = String(root?.reason ?? e.caused_by?.reason ?? e.reason ?? 'unknown reason')
   const hint = /collapse/.test(reason)
     ? ` Map \`${o.clusterField}\` as a keyword with doc values (mappings/dedup-fields.json) on every searched index.`
-    : ''
+    : isShardsUnavailable(itemError(status, error))
+      ? ` ${SHARDS_HINT}`
+      : ''
   return new DedupError(
     'STORE_REQUEST_FAILED',
     `Elasticsearch rejected the ${kind} search on \`${describeIndex(index)}\` (status ${status}): ${String(root?.type ?? e.type ?? 'error')}: ${reason}.${hint}`,
@@ -234,17 +233,14 @@ async function fetchRound(
   try {
     res = await client.msearch<unknown>({ searches })
   } catch (cause) {
-    const unavailable = isElasticsearchError(cause, 'ConnectionError', 'TimeoutError', 'NoLivingConnectionsError')
-    throw new DedupError(
-      unavailable ? 'STORE_UNAVAILABLE' : 'STORE_REQUEST_FAILED',
-      `Elasticsearch ${unavailable ? 'is unreachable for' : 'failed'} the deduplicated search on \`${describeIndex(p.header.index!)}\`; see \`cause\`.`,
-      { cause },
-    )
+    // The store's classification: "cannot reach" only when no node answered (a 503 the client then
+    // carried to a node that is down is the 503); the hook knows no credentials, but URLs' are redacted.
+    throw toStoreError(cause, { action: 'the deduplicated search (_msearch)', index: describeIndex(p.header.index!) }, new Redactor([]))
   }
   let took = 0
   res.responses.forEach((item, i) => {
     const { stream, size } = asked[i]!
-    if ('error' in item) throw itemError(stream.kind, p.header.index!, item.status, item.error, o)
+    if ('error' in item) throw searchError(stream.kind, p.header.index!, item.status, item.error, o)
     took += item.took
     const hits = item.hits.hits
     stream.buffer.push(...hits)
@@ -276,8 +272,9 @@ function innerHitsOf(hit: Hit, name: string): { hits: Hit[]; total: number } {
  * app-layer SimHash fold (XOR + popcount on 32-bit halves, k = `maxDistance`) over the merged hits.
  * Pass the returned `next` as `cursor` for the following page: no cluster appears on two pages.
  *
- * Retries are the client's (`maxRetries`); failures reject with a DedupError:
- * STORE_UNAVAILABLE (no connection) or STORE_REQUEST_FAILED (the server refused), cause attached.
+ * Retries are the client's (`maxRetries`); failures reject with a DedupError, classified as the
+ * store's are: STORE_UNAVAILABLE when no node answered at all, STORE_REQUEST_FAILED when one did
+ * (also when the client then carried its 503 on to a node that was down), cause attached.
  *
  * @example
  * const client = new Client({ node: 'http://127.0.0.1:9200' })
