@@ -4,7 +4,7 @@
  * that share content the way real corpora do.
  *
  *   npx tsx scripts/bench-stream.ts [--n 100000] [--seed 1] [--workers 2] [--es URL]
- *     [--runs minhash,no-minhash] [--interleave N] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
+ *     [--runs minhash,no-minhash[,minhash/nocheck,minhash/load4]] [--interleave N] [--entry-cache N] [--sample 10] [--index-args="--blocks 6 --min-match 3"] [--json FILE]
  *
  * The stream: a pool of real Chinese sentences (`.cache/corpus/docs.jsonl`, zh_CN documents, split after
  * 。！？; 8–80 characters with ≥ 4 Han characters, distinct); each original is 4–14 sentences drawn from
@@ -170,6 +170,10 @@ interface RunConfig {
   name: string
   /** Slots of the embedded store's entry cache (undefined: the store's default). */
   entryCache?: number
+  /** Strip `bandCheck` from every lookup (the store returns every band-route record whole, as before it). */
+  noCheck?: boolean
+  /** Rows per bucket of the embedded store's band indexes (undefined: the store's). */
+  bandLoad?: number
   /** Stop after every n / slices decided documents (and before starting) until the driver continues this process; 0: never. */
   slices: number
 }
@@ -280,6 +284,7 @@ async function runChild(c: RunConfig): Promise<void> {
   const { matchCandidate, candidateQuery } = await import('../src/engine/match.js')
   const { LogReader } = await import('../src/store/embedded/_log-reader.js')
   if (c.entryCache !== undefined) LogReader.cacheEntries = c.entryCache
+  if (c.bandLoad !== undefined) (await import('../src/store/embedded/_bands.js')).BandStore.load = c.bandLoad
   // Positional reads of the embedded store's log (each a readSync): read-backs and confirmations.
   let reads = 0
   const proto = LogReader.prototype as unknown as { fill: (...a: unknown[]) => void }
@@ -362,7 +367,7 @@ async function runChild(c: RunConfig): Promise<void> {
       const original = store.candidates.bind(store)
       store.candidates = async (queries) => {
         const t = clock()
-        const answers = await original(queries)
+        const answers = await original(c.noCheck === true ? queries.map(({ bandCheck: _, ...q }) => q) : queries)
         lookupMs += clock() - t
         // A document may be looked up more than once (its band terms apart, see
         // `CandidateBounds.blockRoute`): its candidates are the union, counted once it is decided.
@@ -371,7 +376,10 @@ async function runChild(c: RunConfig): Promise<void> {
           if (id === undefined) return
           const earlier = found.get(id)
           if (earlier === undefined) found.set(id, answer)
-          else found.set(id, [...earlier, ...answer.filter((r) => !earlier.some((e) => e.id === r.id))])
+          else {
+            const ids = new Set(earlier.map((e) => e.id))
+            found.set(id, [...earlier, ...answer.filter((r) => !ids.has(r.id))])
+          }
         })
         return answers
       }
@@ -491,9 +499,9 @@ function routeOf(
 ): Route {
   if ((q.contentHash != null && q.contentHash === r.contentHash) || (q.urlHash != null && q.urlHash === r.urlHash) || (q.titleHash != null && q.titleHash === r.titleHash)) return 'key'
   if (Math.abs(popcount(r.fingerprint) - popcount(q.fingerprint)) > q.maxDistance) return 'band'
-  const own = new Set(r.blocks)
+  // (A stand-in, `FingerprintRecord.partial`, has no blocks: it came by a band term alone.)
   let shared = 0
-  for (const b of q.blocks) if (own.has(b)) shared++
+  for (const b of q.blocks) if (r.blocks.includes(b)) shared++
   return shared >= q.minMatch ? 'block' : 'band'
 }
 
@@ -548,6 +556,11 @@ const configs = runs.map((run): RunConfig => {
   if (values.es !== undefined) config.es = values.es
   // A run named `…/nocache` reads without the entry cache (an A/B of the cache in one run).
   if (run.endsWith('/nocache')) config.entryCache = 0
+  // A run named `…/nocheck` asks without `CandidateQuery.bandCheck` (an A/B of the stand-ins in one run).
+  if (run.endsWith('/nocheck')) config.noCheck = true
+  // A run named `…/load<N>` sizes the band indexes for N rows a bucket (an A/B of the load in one run).
+  const load = /\/load(\d+)$/.exec(run)
+  if (load !== null) config.bandLoad = Number(load[1])
   else if (values['entry-cache'] !== undefined) config.entryCache = Number(values['entry-cache'])
   return config
 })
@@ -643,6 +656,10 @@ const mhNc = results.find((r) => r.run === 'minhash/nocache')
 const noNc = results.find((r) => r.run === 'no-minhash/nocache')
 if (mhNc !== undefined && noNc !== undefined) {
   console.log(`whole run without the entry cache, minhash / no-minhash: ${(mhNc.docsPerSecond / noNc.docsPerSecond).toFixed(2)}; minhash end vs start: ${mhNc.endVsStart}`)
+}
+const mhNk = results.find((r) => r.run === 'minhash/nocheck')
+if (mh !== undefined && mhNk !== undefined) {
+  console.log(`minhash with / without bandCheck: ${(mh.docsPerSecond / mhNk.docsPerSecond).toFixed(2)}${no === undefined ? '' : `; without, minhash / no-minhash: ${(mhNk.docsPerSecond / no.docsPerSecond).toFixed(2)}`}`)
 }
 if (loads.length > 0) console.log(`load average (1 min) over the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`)
 if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n, seed, input, slices, loads, results }, null, 2))

@@ -13,7 +13,7 @@
 
 // Records, decisions and the store interface.
 export type {
-  Fingerprint, FingerprintRecord, CandidateQuery, PutResult, InputDocument, Decision, Layer, Rule,
+  Fingerprint, FingerprintRecord, CandidateQuery, BandCheck, PutResult, InputDocument, Decision, Layer, Rule,
 } from './types.js'
 export type { FingerprintStore, CandidateBounds, StoreBlockScheme } from './store/store.js'
 

@@ -60,6 +60,14 @@ export interface FingerprintRecord {
    * there is none, and in records written before simdup stored it (`reconcile` adds it).
    */
   supersedes?: string
+  /**
+   * Set on a stand-in a store returned for a band-route record that `CandidateQuery.bandCheck`
+   * rules out: only `id`, `fingerprint`, `version`, `indexedAt`, `seq` and `bands` (the query's
+   * band terms it has, no others) are the record's; it has no keys (`contentHash` is empty), no
+   * sketch and no blocks, so it verifies against nothing. It still counts where a band term's
+   * bound counts records (engine/_bounds.ts).
+   */
+  partial?: true
 }
 
 /** One lookup: records sharing a key, or at least `minMatch` of `blocks`, are returned. */
@@ -91,6 +99,27 @@ export interface CandidateQuery {
    * may leave them out of the answer. They still count towards every bound, as if returned.
    */
   known?: readonly string[]
+  /**
+   * Lets a store answer a record its band route alone brings, and that cannot verify against the
+   * document, with a stand-in (`FingerprintRecord.partial`) instead of the whole record: its
+   * fingerprint farther than `maxDistance`, no key equal to the document's, and a sketch with the
+   * document's prefix and length that differs from it in more than `maxDiffer` bits. A store may
+   * ignore it (the embedded store applies it).
+   */
+  bandCheck?: BandCheck
+}
+
+/** What `CandidateQuery.bandCheck` compares a band-route record with: the document's keys and sketch. */
+export interface BandCheck {
+  contentHash: string | null
+  urlHash: string | null
+  titleHash: string | null
+  /** The document's sketch: a letter, `:`, then an even number of lower-case hex digits. */
+  sketch: string
+  /** Leading hex digits (after `x:`) left out of the comparison (the `m:` sketch's shingle count). */
+  skipDigits: number
+  /** Most bits of the compared digits in which a record's sketch may differ and still verify. */
+  maxDiffer: number
 }
 
 export interface PutResult {

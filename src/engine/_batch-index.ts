@@ -26,39 +26,51 @@ interface Keyed {
 export class BatchIndex {
   /** Current record of each id: a re-indexed id replaces its earlier copy. */
   private readonly current = new Map<string, FingerprintRecord>()
-  private readonly postings = new Map<string, FingerprintRecord[]>()
+  /** Records by URL, content and title hash, block term and band term: one map per kind, keyed by the value itself (no key string built per lookup). */
+  private readonly postings = [new Map<string, FingerprintRecord[]>(), new Map<string, FingerprintRecord[]>(), new Map<string, FingerprintRecord[]>(), new Map<string, FingerprintRecord[]>(), new Map<string, FingerprintRecord[]>()] as const
+  /** The record being added (`file`'s target). */
+  private adding: FingerprintRecord | null = null
+  /** The records found for the document being looked up (`gather`'s target). */
+  private found = new Set<FingerprintRecord>()
 
   constructor(private readonly o: IndexOptions) {}
 
   /** Adds (or replaces) a record. */
   add(record: FingerprintRecord): void {
     this.current.set(record.id, record)
-    for (const key of this.keysOf(record)) {
-      const list = this.postings.get(key)
-      if (list === undefined) this.postings.set(key, [record])
-      else list.push(record)
-    }
+    this.adding = record
+    this.forEachKey(record, this.file)
+    this.adding = null
   }
 
   /** Earlier records `d` may match, each once (a superset of the matches; order is irrelevant to bestMatch). */
   candidates(d: Keyed): FingerprintRecord[] {
-    const live = (r: FingerprintRecord) => this.current.get(r.id) === r
-    const seen = new Set<FingerprintRecord>()
-    for (const key of this.keysOf(d)) {
-      for (const r of this.postings.get(key) ?? []) if (live(r)) seen.add(r)
-    }
-    return [...seen]
+    this.found = new Set<FingerprintRecord>()
+    this.forEachKey(d, this.gather)
+    return [...this.found]
   }
 
-  private keysOf(x: Keyed): string[] {
+  private readonly file = (map: Map<string, FingerprintRecord[]>, key: string): void => {
+    const list = map.get(key)
+    if (list === undefined) map.set(key, [this.adding!])
+    else list.push(this.adding!)
+  }
+
+  private readonly gather = (map: Map<string, FingerprintRecord[]>, key: string): void => {
+    const list = map.get(key)
+    if (list === undefined) return
+    for (const r of list) if (this.current.get(r.id) === r) this.found.add(r)
+  }
+
+  /** Calls `visit` with the map and key of each way `x` can match: one per enabled layer's key, block and band term. */
+  private forEachKey(x: Keyed, visit: (map: Map<string, FingerprintRecord[]>, key: string) => void): void {
     const { layers, minhash } = this.o
-    const keys: string[] = []
-    if (layers.url && x.urlHash !== null) keys.push(`u:${x.urlHash}`)
-    if (layers.exact) keys.push(`c:${x.contentHash}`)
-    if (layers.title && x.titleHash !== null) keys.push(`t:${x.titleHash}`)
-    if (layers.simhash) for (const b of x.blocks) keys.push(`b:${b}`)
+    const [urls, contents, titles, blocks, bands] = this.postings
+    if (layers.url && x.urlHash !== null) visit(urls, x.urlHash)
+    if (layers.exact) visit(contents, x.contentHash)
+    if (layers.title && x.titleHash !== null) visit(titles, x.titleHash)
+    if (layers.simhash) for (const b of x.blocks) visit(blocks, b)
     // Band terms exist only for non-short texts with a MinHash sketch.
-    if (layers.simhash && minhash && !x.short && x.bands !== undefined) for (const b of x.bands) keys.push(`m:${b}`)
-    return keys
+    if (layers.simhash && minhash && !x.short && x.bands !== undefined) for (const b of x.bands) visit(bands, b)
   }
 }

@@ -1,4 +1,4 @@
-import type { CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { BandCheck, CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
 import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex, hamming } from '../fingerprint/hamming.js'
@@ -10,6 +10,7 @@ import { BatchIndex } from './_batch-index.js'
 import { boundCandidates } from './_bounds.js'
 import { HostTemplates, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
+import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -105,7 +106,7 @@ export class Deduplicator {
     if (split) {
       const ask: number[] = []
       for (let i = 0; i < docs.length; i++) if (!banded[i] && !mayOutrankMinhash(effective[i]!, fromStore[i]!, o)) ask.push(i)
-      const answers = ask.length === 0 ? [] : await o.store.candidates(ask.map((i) => bandQuery(queries[i]!, fromStore[i]!, bounds)))
+      const answers = ask.length === 0 ? [] : await o.store.candidates(ask.map((i) => bandQuery(queries[i]!, fromStore[i]!, bounds, effective[i]!, o)))
       ask.forEach((i, k) => {
         fromStore[i] = withBandRecords(fromStore[i]!, answers[k] ?? [], bounds)
         banded[i] = true
@@ -149,7 +150,7 @@ export class Deduplicator {
       let found = await untied(fromStore[i] ?? [])
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
       if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds)]))[0] ?? [], bounds))
+        found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
@@ -319,9 +320,30 @@ function withoutBands(q: CandidateQuery): CandidateQuery {
  * the whole query instead: the rows it cut count as met for the band route of a whole query
  * (never returned by it), which naming the rows returned cannot say.
  */
-function bandQuery(q: CandidateQuery, found: readonly FingerprintRecord[], bounds: CandidateBounds): CandidateQuery {
-  if (found.length >= bounds.blockRoute!) return q
-  return { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null, known: found.map((r) => r.id) }
+function bandQuery(
+  q: CandidateQuery, found: readonly FingerprintRecord[], bounds: CandidateBounds, d: PreparedDocument, o: ResolvedDeduplicatorOptions,
+): CandidateQuery {
+  const check = bandCheck(d, o)
+  const whole = found.length >= bounds.blockRoute!
+  const out: CandidateQuery = whole ? { ...q } : { ...q, blocks: [], contentHash: null, urlHash: null, titleHash: null, known: found.map((r) => r.id) }
+  if (check !== undefined) out.bandCheck = check
+  return out
+}
+
+/**
+ * What lets the store answer a band-only record that cannot verify against d with a stand-in
+ * (`CandidateQuery.bandCheck`): farther than `maxDistance` and sharing no key, such a record can
+ * match only by the MinHash rule (`matchCandidate`), which needs an estimated resemblance of
+ * `minResemblance` at least, so at most `minhashMaxDiffer` differing sketch bits. Its stand-in
+ * still counts in the bounds of its band terms (`boundCandidates`), so every decision is the one
+ * the whole record gives. None for a short document or one without an `m:` sketch.
+ */
+function bandCheck(d: PreparedDocument, o: ResolvedDeduplicatorOptions): BandCheck | undefined {
+  const sketch = d.sketch
+  if (d.short || sketch === null || !sketch.startsWith('m:')) return undefined
+  const maxDiffer = minhashMaxDiffer(sketch, o.minResemblance)
+  if (Number.isNaN(maxDiffer)) return undefined
+  return { contentHash: d.contentHash, urlHash: d.urlHash, titleHash: d.titleHash, sketch, skipDigits: SKETCH_COUNT_DIGITS, maxDiffer }
 }
 
 /** `found` with the answer to `bandQuery(q, found)`: its records not already in `found` (one record per id), or that answer alone when it was the whole query. */

@@ -328,6 +328,25 @@ export function minhashSimilarity(a: string, b: string): number {
   return similarityOf(bits - differ, bits)
 }
 
+/** Hex digits of an `m:` sketch's shingle count (before its bits): what a bit comparison skips. */
+export const SKETCH_COUNT_DIGITS = COUNT_DIGITS
+
+/**
+ * The most bits in which an `m:` sketch of `sketch`'s size may differ from it (count digits left
+ * out) while `minhashSimilarity` still reaches `threshold`: one more, and the MinHash rule cannot
+ * accept the pair (its margin only adds to the threshold). -1 when no sketch of that size
+ * reaches it; NaN when `sketch` is not an `m:` sketch.
+ * @example minhashMaxDiffer(a.sketch, 0.6) // 102 of 512 bits
+ */
+export function minhashMaxDiffer(sketch: string, threshold: number): number {
+  if (!isSketch(sketch) || (sketch.length - BITS_START) % 2 !== 0) return NaN
+  const bits = 4 * (sketch.length - BITS_START)
+  // The same arithmetic as the estimate, bit by bit: no rounding can make the two disagree.
+  let differ = 0
+  while (differ <= bits && similarityOf(bits - differ, bits) >= threshold) differ++
+  return differ - 1
+}
+
 function similarityOf(agree: number, bits: number): number {
   return Math.max(0, (2 * agree) / bits - 1)
 }

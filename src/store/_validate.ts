@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
-import { isHex16 } from '../bits.js'
+import { hexDigit, isHex16 } from '../bits.js'
 import { loneSurrogateAt } from '../unicode.js'
 
 const LAYERS = new Set(['url', 'exact', 'simhash', 'title'])
@@ -104,6 +104,25 @@ export function checkQuery(q: CandidateQuery, index: number): void {
   if (q.maxSeq !== undefined && (typeof q.maxSeq !== 'number' || Number.isNaN(q.maxSeq))) throw bad('maxSeq', 'a number', q.maxSeq)
   if (q.since !== undefined && (typeof q.since !== 'number' || Number.isNaN(q.since))) throw bad('since', 'a number (ms since the epoch)', q.since)
   if (q.known !== undefined && (!Array.isArray(q.known) || !q.known.every((id) => typeof id === 'string'))) throw bad('known', 'an array of ids (strings)', q.known)
+  const c = q.bandCheck
+  if (c !== undefined) {
+    if (c === null || typeof c !== 'object') throw bad('bandCheck', 'an object', c)
+    if (!isLetterHex(c.sketch)) throw bad('bandCheck.sketch', 'a letter, `:` and an even number of lower-case hex digits', c.sketch)
+    if (!Number.isInteger(c.skipDigits) || c.skipDigits < 0 || c.skipDigits % 2 !== 0 || c.skipDigits > c.sketch.length - 2) throw bad('bandCheck.skipDigits', 'an even integer ≥ 0, at most the sketch\'s digits', c.skipDigits)
+    if (!Number.isInteger(c.maxDiffer)) throw bad('bandCheck.maxDiffer', 'an integer', c.maxDiffer)
+    for (const key of ['contentHash', 'urlHash', 'titleHash'] as const) {
+      if (c[key] !== null && typeof c[key] !== 'string') throw bad(`bandCheck.${key}`, 'a string or null', c[key])
+    }
+  }
+}
+
+/** Whether `s` is a lower-case letter, `:`, then an even number (≥ 2) of lower-case hex digits (a loop: it is checked on every band lookup). */
+function isLetterHex(s: unknown): s is string {
+  if (typeof s !== 'string' || s.length < 4 || s.length % 2 !== 0 || s.charCodeAt(1) !== 58) return false
+  const c = s.charCodeAt(0)
+  if (c < 97 || c > 122) return false
+  for (let i = 2; i < s.length; i++) if (hexDigit(s.charCodeAt(i)) < 0) return false
+  return true
 }
 
 /** Throws INVALID_OPTION unless `urlHashes` is an array of 16-hex hashes and `limit` an integer ≥ 0 (`byUrl`). */

@@ -38,6 +38,8 @@ export class BandStore {
   private readonly explicitRows = new Map<number, number[]>()
   private longestExplicit = 0
   private reserved = 0
+  /** Rows per bucket of the band indexes made from now on (`BAND_LOAD`; benchmarks set others to compare). */
+  static load = BAND_LOAD
 
   constructor(private readonly alive: BitColumn, private readonly readBack = false) {}
 
@@ -159,7 +161,7 @@ export class BandStore {
   private index(position: number): KeyIndex {
     let index = this.indexes[position]
     if (index === undefined) {
-      this.indexes[position] = index = new KeyIndex(false, BAND_LOAD)
+      this.indexes[position] = index = new KeyIndex(false, BandStore.load)
       index.reserve(this.reserved)
     }
     return index

@@ -5,6 +5,7 @@ import { KEY_OUT, chainEnds } from './_key-index.js'
 import {
   ByteWriter, ENTRY_PUT, F_DISTANCE, F_DUP, F_SELF, F_SHORT, F_SKETCH, F_SKETCH_HEX, F_SUPERSEDES, F_TITLE, F_URL, LAYERS, LAYER_SUPERSEDES, LOG_EXPLICIT_LAYOUT, entryBands,
 } from './_codec.js'
+import type { RowCheck } from './_band-check.js'
 import { DISTANCE_SHIFT, FLAG_MASK, LAYER_SHIFT, LAYOUT_SHIFT, TableRows, VERSION_SHIFT } from './_table-rows.js'
 
 /** Key top bits of every row at one time (`Tables.keyTops`). */
@@ -48,6 +49,17 @@ export class TableRecords extends TableRows {
     return out
   }
 
+  /**
+   * Positions into `rows`, in the order their entries sit in the log (as given without a log):
+   * reading them in that order moves forward through the file once, as `records` does.
+   */
+  logOrder(rows: readonly number[]): number[] {
+    const order = rows.map((_, i) => i)
+    if (this.reader === null || rows.length < 2) return order
+    const keys = Float64Array.from(rows, (row) => this.offsets.get(row))
+    return order.sort((a, b) => keys[a]! - keys[b]!)
+  }
+
   /** The record stored in `row` (`tops`: a `keyTops()` snapshot, for whole-table passes). */
   record(row: number, tops?: KeyTops): FingerprintRecord {
     const m = this.meta.get(row)
@@ -82,6 +94,58 @@ export class TableRecords extends TableRows {
     const bands = log ? entryBands(a, v) : this.bands.terms(row, this.walked, 3)
     if (bands !== undefined) record.bands = bands
     return record
+  }
+
+  /**
+   * A stand-in for `row` (`FingerprintRecord.partial`) when `check` rules it out: its fingerprint
+   * farther than the query's distance, none of the query's keys, and a sketch farther than the
+   * check allows; else null (the row is returned whole). Reads the row's entry back, but builds
+   * only its id: the strings of a whole record (keys, sketch, band terms, cluster) and their
+   * garbage are most of what a band-route row that verification rejects costs.
+   */
+  standIn(row: number, check: RowCheck): FingerprintRecord | null {
+    const hi = this.hi.get(row)
+    const lo = this.lo.get(row)
+    if (!check.far(hi, lo)) return null
+    const m = this.meta.get(row)
+    const flags = m & FLAG_MASK
+    if ((flags & F_SKETCH_HEX) === 0) return null
+    const log = this.reader !== null
+    if (!log) this.walkKeys(row, flags, undefined)
+    const a = this.locate(row)
+    const r = this.cur
+    if (!check.sketchFar(a, r.sketchStart, r.sketchLen)) return null
+    const v = this.entry
+    for (let k = 0; k < 3; k++) {
+      if (k > 0 && (flags & (k === 1 ? F_URL : F_TITLE)) === 0) continue
+      if (log) {
+        if (check.keyIs(k, k === 0 ? v.contentHi : k === 1 ? v.urlHi : v.titleHi, k === 0 ? v.contentLo : k === 1 ? v.urlLo : v.titleLo)) return null
+      } else {
+        this.keyIndexes[k]!.keyAt(row, this.keyEnds[k]!)
+        if (check.keyIs(k, KEY_OUT[0], KEY_OUT[1])) return null
+      }
+    }
+    const bands = log ? check.sharedBands(a, v) : check.sharedTerms(this.bands.terms(row, this.walked, 3))
+    if (bands === null) return null
+    const id = a.toString('utf8', r.idStart, r.idStart + r.idLen)
+    return {
+      id,
+      fingerprint: { hi, lo },
+      blocks: NO_BLOCKS,
+      contentHash: '',
+      urlHash: null,
+      titleHash: null,
+      short: false,
+      clusterId: id,
+      duplicateOf: null,
+      distance: null,
+      layer: null,
+      version: this.versions.strings[m >>> VERSION_SHIFT]!,
+      indexedAt: this.time.get(row),
+      seq: this.seqs.get(row),
+      bands,
+      partial: true,
+    }
   }
 
   /**
@@ -176,6 +240,9 @@ export class TableRecords extends TableRows {
     w.bytes(a, this.region.start, this.region.end)
   }
 }
+
+/** The blocks of a stand-in (`standIn`): none. */
+const NO_BLOCKS: readonly string[] = Object.freeze([])
 
 /** A stored hex sketch back as text: its prefix letter and ':' (if any), then the hex digits. */
 function hexSketch(buf: Buffer, start: number, len: number): string {

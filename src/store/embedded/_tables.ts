@@ -34,8 +34,11 @@ export interface CandidateLimits {
  * largest clusters.
  */
 export class Tables extends TableRecords {
-  /** Appends to `out` the rows answering `q` (each once), honouring `limits`. */
-  collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): void {
+  /**
+   * Appends to `out` the rows answering `q` (each once), honouring `limits`; returns where in
+   * `out` the rows only the band route found start.
+   */
+  collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): number {
     const seen = new Set<number>()
     const since = q.since ?? -Infinity
     this.seqBound = q.maxSeq ?? Infinity
@@ -58,7 +61,9 @@ export class Tables extends TableRecords {
       this.keyRoute(2, F_TITLE, hexHi(q.titleHash), hexLo(q.titleHash), since, exclude, limits.maxPerKey, seen, out)
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
+    const banded = out.length
     if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerBand, seen, out)
+    return banded
   }
 
   /** `maxSeq` of the query being collected: later rows are not candidates. */

@@ -9,6 +9,7 @@ import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout,
 import { acquireLock, type DirLock } from '../_lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
+import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../_validate.js'
 import { hexHi, hexLo } from './_bytes.js'
@@ -368,15 +369,49 @@ export class MemoryStore implements FingerprintStore {
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
     const tables = this.tables
-    const answers = queries.map((q) => {
+    const answers: number[][] = []
+    // The band-route rows of queries with a `bandCheck`, each with its query's check: they are
+    // tested in log order (one forward pass through the file), the other rows read whole.
+    const tested: number[] = []
+    const testedBy: RowCheck[] = []
+    const whole: number[] = []
+    const checks: (RowCheck | null)[] = []
+    for (const q of queries) {
       const rows: number[] = []
-      tables.collect(q, this.limits, rows)
-      return rows
-    })
+      const banded = tables.collect(q, this.limits, rows)
+      answers.push(rows)
+      const check = q.bandCheck !== undefined && banded < rows.length ? new RowCheck().reset(q, q.bandCheck) : null
+      checks.push(check)
+      for (let i = 0; i < rows.length; i++) {
+        if (check === null || i < banded) whole.push(rows[i]!)
+        else {
+          tested.push(rows[i]!)
+          testedBy.push(check)
+        }
+      }
+    }
+    // Stand-ins per check (a row may be a stand-in for one query and whole for another).
+    const standIns = new Map<RowCheck, Map<number, FingerprintRecord>>()
+    for (const i of tables.logOrder(tested)) {
+      const row = tested[i]!
+      const check = testedBy[i]!
+      const standIn = tables.standIn(row, check)
+      if (standIn === null) whole.push(row)
+      else {
+        let stood = standIns.get(check)
+        if (stood === undefined) standIns.set(check, (stood = new Map()))
+        stood.set(row, standIn)
+      }
+    }
     // One pass over the rows of the whole batch, in log order (each row read once); a row in
     // several answers of one call is one shared record object.
-    const records = tables.records(answers.flat())
-    return answers.map((rows) => rows.map((row) => records.get(row)!))
+    const records = tables.records(whole)
+    if (standIns.size === 0) return answers.map((rows) => rows.map((row) => records.get(row)!))
+    return answers.map((rows, k) => {
+      const check = checks[k]!
+      const stood = check === null ? undefined : standIns.get(check)
+      return rows.map((row) => stood?.get(row) ?? records.get(row)!)
+    })
   }
 
   async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
