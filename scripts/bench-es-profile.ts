@@ -17,6 +17,7 @@ import type { CandidateQuery } from '../src/types.js'
 import { sourceToRecord, DEDUP_SOURCE_FIELDS } from '../src/elasticsearch/_document.js'
 import { bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands, type Lookup } from '../src/elasticsearch/_lookup.js'
 import { DEFAULT_ELASTICSEARCH_STORE_OPTIONS } from '../src/elasticsearch/store.js'
+import { BLOCK_SET_FIELDS, type BlockSetFormat } from '../src/elasticsearch/_query.js'
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +34,7 @@ const client = new Client({ node: values.es })
 const index = values.index
 const { maxPerBand, msearchSize } = DEFAULT_ELASTICSEARCH_STORE_OPTIONS
 
-interface ProfileNode { type: string; description: string; time_in_nanos: number; children?: ProfileNode[] }
+interface ProfileNode { type: string; description: string; time_in_nanos: number; breakdown?: Record<string, number>; children?: ProfileNode[] }
 interface ShardProfile {
   searches: { query: ProfileNode[]; collector: { time_in_nanos: number }[] }[]
   fetch?: { time_in_nanos: number }
@@ -42,6 +43,7 @@ interface ShardProfile {
 /** The part of the union query a profiled clause belongs to. */
 function partOf(node: ProfileNode): string {
   const d = node.description
+  if (d.includes('dedup.block_sets')) return 'block sets'
   if (d.includes('dedup.blocks')) return 'blocks (with popcount range)'
   if (d.includes('dedup.bands')) return 'band terms'
   if (d.includes('dedup.content_hash')) return 'content hash terms'
@@ -57,7 +59,11 @@ function tally(root: ProfileNode, out: Map<string, number>): void {
   const visit = (n: ProfileNode): void => {
     // The disjunction of routes: a clause per route (and per lookup for block clauses).
     if ((n.children?.length ?? 0) > 3 || n.description.startsWith('dedup.')) {
-      for (const c of n.children ?? []) out.set(partOf(c), (out.get(partOf(c)) ?? 0) + c.time_in_nanos)
+      for (const c of n.children ?? []) {
+        out.set(partOf(c), (out.get(partOf(c)) ?? 0) + c.time_in_nanos)
+        // Where a part's time goes (create_weight, build_scorer: term lookups; next_doc/advance: postings).
+        for (const [k, ns] of Object.entries(c.breakdown ?? {})) if (!k.endsWith('_count') && ns > 0) out.set(`${partOf(c)}: ${k}`, (out.get(`${partOf(c)}: ${k}`) ?? 0) + ns)
+      }
       return
     }
     for (const c of n.children ?? []) visit(c)
@@ -111,8 +117,12 @@ async function took(bodies: Record<string, unknown>[]): Promise<[number, number]
 }
 
 const count = (await client.count({ index })).count
+// Ask as the store does: by block sets when the index's mapping has them, in the newest format it
+// maps (the store also checks that every record has them).
+const mapping = JSON.stringify(await client.indices.getMapping({ index }))
+const useSets: BlockSetFormat | null = mapping.includes(`"${BLOCK_SET_FIELDS[2]}"`) ? 2 : mapping.includes(`"${BLOCK_SET_FIELDS[1]}"`) ? 1 : null
 const segments = (await client.cat.segments({ index, format: 'json' })).length
-console.log(`${index}: ${count} records, ${segments} segments; batches of ${values.batch} random records, ${values.rounds} rounds`)
+console.log(`${index}: ${count} records, ${segments} segments, block ${useSets === null ? 'clauses' : `sets (format ${useSets})`}; batches of ${values.batch} random records, ${values.rounds} rounds`)
 const union = new Map<string, number>()
 const hot = new Map<string, number>()
 let unionHits = 0
@@ -137,10 +147,10 @@ for (let round = 0; round < Number(values.rounds); round++) {
   const tv = await client.termvectors({ index, ...bandFrequencyRequest(bandTermsOf(lookups)) })
   const hotTerms = hotBandTerms(tv, maxPerBand)
   const rest = lookups.map((l) => ({ at: l.at, query: withoutBands(l.query, hotTerms) }))
-  const groups = groupLookups(rest, msearchSize)
+  const groups = groupLookups(rest, msearchSize, useSets)
   unionSearches += groups.length
   if (values.ab) {
-    const full = groups.map((g) => unionSearchBody(g.map((l) => l.query), 10_000))
+    const full = groups.map((g) => unionSearchBody(g.map((l) => l.query), 10_000, useSets))
     const keysAndBands = full.map(withoutBlocks)
     // Alternated, the order flipped each round.
     const pair = round % 2 === 0 ? [full, keysAndBands] : [keysAndBands, full]
@@ -152,7 +162,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
     }
     continue
   }
-  unionHits += await profiled(groups.map((g) => unionSearchBody(g.map((l) => l.query), 10_000)), union)
+  unionHits += await profiled(groups.map((g) => unionSearchBody(g.map((l) => l.query), 10_000, useSets)), union)
   const searches = [...hotBandSearches(lookups, hotTerms, maxPerBand).values()].map((s) => s.body)
   hotSearches += searches.length
   if (searches.length > 0) hotHits += await profiled(searches, hot)
