@@ -810,7 +810,7 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
   test('opening reads the mapping once', async () => {
     const index = nextIndex()
     for (const ensureIndex of ['create', 'create', 'existing', 'add-fields', 'none'] as const) {
-      const client = new Client({ node: es.url })
+      const client = new Client({ nodes: es.nodes })
       const mappingReads: string[] = []
       client.diagnostic.on('request', (_err, req) => {
         const { method, path } = req!.meta.request.params
