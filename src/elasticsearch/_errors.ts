@@ -135,7 +135,7 @@ export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Reda
   const status = statusOf(err)
   // 503: shards without a live copy (no_shard_available, unavailable_shards, a partial answer), a
   // cluster without a master; or a shard still recovering.
-  const hint = isShardsUnavailable(err) ? ` ${SHARDS_HINT}` : ''
+  const hint = shardsHint(err)
   return new DedupError(
     'STORE_REQUEST_FAILED',
     `Elasticsearch ${ctx.action} on index \`${ctx.index}\` failed${status === undefined ? '' : ` with status ${status}`}${hint}; see \`cause\` for the server's reason.`,
@@ -144,7 +144,12 @@ export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Reda
 }
 
 /** What a failure that found shards without a started copy (`isShardsUnavailable`) says of it. */
-export const SHARDS_HINT = '(shards of the index have no started copy: a node down or just back, the index red?)'
+const SHARDS_HINT = '(shards of the index have no started copy: a node down or just back, the index red?)'
+
+/** ` ${SHARDS_HINT}` for a failure that found shards without a started copy (`isShardsUnavailable`), else ''. */
+export function shardsHint(err: unknown): string {
+  return isShardsUnavailable(err) ? ` ${SHARDS_HINT}` : ''
+}
 
 /** How often and how patiently to retry. */
 export interface RetryPolicy {

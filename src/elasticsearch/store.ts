@@ -14,7 +14,7 @@ import {
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
 import {
-  awaitPrimaries, itemError, errorReason, errorType, halfRequestTimeout, isShardsUnavailable, pauseBeforeRetry, SHARDS_HINT, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
+  awaitPrimaries, itemError, errorReason, errorType, halfRequestTimeout, pauseBeforeRetry, shardsHint, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
 } from './_errors.js'
 import { connect } from './_connection.js'
 import {
@@ -361,7 +361,7 @@ class EsStore implements ElasticsearchStore {
   private itemFailure(id: string, status: number, error: unknown): DedupError {
     const detail = error === null || error === undefined ? 'too many requests, retries exhausted' : `${errorType(error)}: ${errorReason(error)}`
     // Retried after waiting for the primaries (up to a minute each time) until the retries ran out.
-    const hint = isShardsUnavailable(itemError(status, error)) ? ` ${SHARDS_HINT}` : ''
+    const hint = shardsHint(itemError(status, error))
     return new DedupError('STORE_REQUEST_FAILED', this.redactor.text(`Elasticsearch rejected document \`${id}\` (status ${status})${hint}: ${detail}`), {
       cause: error,
     })

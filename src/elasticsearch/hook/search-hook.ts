@@ -26,7 +26,7 @@ import { hamming } from '../../fingerprint/hamming.js'
 import { ShownFingerprints, toFingerprint } from './fold.js'
 import { clusterKeyHash, decodeCursor, encodeCursor, requestHash } from './cursor.js'
 import { compareSortValues, defaultSort, parseSort, type SortKey } from './_sort.js'
-import { Redactor, SHARDS_HINT, isShardsUnavailable, itemError, toStoreError } from '../_errors.js'
+import { Redactor, itemError, shardsHint, toStoreError } from '../_errors.js'
 import { resolveDedupSearchOptions, type DedupSearchOptions, type ResolvedDedupSearchOptions } from './options.js'
 
 /**
@@ -197,9 +197,7 @@ function searchError(kind: Kind, index: estypes.Indices, status: number, error: 
   const reason = String(root?.reason ?? e.caused_by?.reason ?? e.reason ?? 'unknown reason')
   const hint = /collapse/.test(reason)
     ? ` Map \`${o.clusterField}\` as a keyword with doc values (mappings/dedup-fields.json) on every searched index.`
-    : isShardsUnavailable(itemError(status, error))
-      ? ` ${SHARDS_HINT}`
-      : ''
+    : shardsHint(itemError(status, error))
   return new DedupError(
     'STORE_REQUEST_FAILED',
     `Elasticsearch rejected the ${kind} search on \`${describeIndex(index)}\` (status ${status}): ${String(root?.type ?? e.type ?? 'error')}: ${reason}.${hint}`,
