@@ -41,7 +41,7 @@ export const DEDUP_SOURCE_FIELDS = ['dedup']
 
 /**
  * The document body for one record, with its block sets in format `sets` (null: none, for an
- * index whose records disagree on the format; see `blockSetFormatOf`).
+ * index whose records disagree on the format; see `blockSetFormats`).
  * @example recordToSource(record).popcount
  */
 export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null = NEWEST_BLOCK_SET_FORMAT): DedupSource {

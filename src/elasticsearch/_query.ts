@@ -25,7 +25,7 @@ export function blockSetSize(blocks: number): number {
 /**
  * How block sets are written, by format, each in a field of its own so that no index mixes two
  * (a record without the field of the format a store looks up makes that format unusable there,
- * see `blockSetFormatOf` in _index-setup.ts; an older simdup never writes the newer field):
+ * see `blockSetFormats` in _index-setup.ts; an older simdup never writes the newer field):
  * 1, the blocks joined, `0_3fa.1_0b1.2_9c0` (~17 characters), in `dedup.block_sets`; 2, compact,
  * 7 characters for 6 blocks (`compactSet`), in `dedup.block_sets_v2`: 2.4× shorter, so a smaller
  * terms dictionary and `_source` (docs/BENCHMARKS.md, "Disk of block sets").
