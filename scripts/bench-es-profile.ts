@@ -17,7 +17,7 @@ import type { CandidateQuery } from '../src/types.js'
 import { sourceToRecord, DEDUP_SOURCE_FIELDS } from '../src/elasticsearch/_document.js'
 import { bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands, type Lookup } from '../src/elasticsearch/_lookup.js'
 import { DEFAULT_ELASTICSEARCH_STORE_OPTIONS } from '../src/elasticsearch/store.js'
-import { BLOCK_SET_FIELDS, type BlockSetFormat } from '../src/elasticsearch/_query.js'
+import { blockSetFormats, type IndexContext } from '../src/elasticsearch/_index-setup.js'
 
 const { values } = parseArgs({
   options: {
@@ -117,10 +117,10 @@ async function took(bodies: Record<string, unknown>[]): Promise<[number, number]
 }
 
 const count = (await client.count({ index })).count
-// Ask as the store does: by block sets when the index's mapping has them, in the newest format it
-// maps (the store also checks that every record has them).
-const mapping = JSON.stringify(await client.indices.getMapping({ index }))
-const useSets: BlockSetFormat | null = mapping.includes(`"${BLOCK_SET_FIELDS[2]}"`) ? 2 : mapping.includes(`"${BLOCK_SET_FIELDS[1]}"`) ? 1 : null
+// Ask as the store does: by the block sets the store's own rule picks on open (blockSetFormats:
+// the newest format that every index maps and every record carries), else by blocks.
+const ctx = { client, index, node: values.es, options: DEFAULT_ELASTICSEARCH_STORE_OPTIONS, request: <T>(_action: string, fn: () => Promise<T>) => fn() } as unknown as IndexContext
+const useSets = (await blockSetFormats(ctx, await client.indices.getMapping({ index }))).lookup
 const segments = (await client.cat.segments({ index, format: 'json' })).length
 console.log(`${index}: ${count} records, ${segments} segments, block ${useSets === null ? 'clauses' : `sets (format ${useSets})`}; batches of ${values.batch} random records, ${values.rounds} rounds`)
 const union = new Map<string, number>()

@@ -726,6 +726,11 @@ describe('elasticsearch store: retries with back-off', () => {
 
 describe('elasticsearch store: the block scheme is fixed per index', () => {
   const fp = (i: number): Fingerprint => ({ hi: Math.imul(i + 1, 0x9e3779b1) >>> 0, lo: Math.imul(i + 7, 0x85ebca77) >>> 0 })
+  /** A 6-block / 3 lookup at distance 2 from fp(i) (the block-set tests' query). */
+  const near = (i: number): CandidateQuery => {
+    const f = flip(flip(fp(i), 5), 40)
+    return { fingerprint: f, blocks: fingerprintBlocks(f, { blocks: 6, minMatch: 3 }), minMatch: 3, maxDistance: 3 }
+  }
 
   test('a new index asks for 6 blocks of which 3 must match; a deduplicator given no scheme takes it', async () => {
     const store = await makeStore()
@@ -747,10 +752,6 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
     // Written as a simdup before block sets wrote it.
     const old = recordToSource(makeRecord('without-sets', fp(2), {}, scheme), null)
     expect((await admin('PUT', `/${index}/_doc/without-sets?refresh=true`, { dedup: old })).status).toBe(201)
-    const near = (i: number): CandidateQuery => {
-      const f = flip(flip(fp(i), 5), 40)
-      return { fingerprint: f, blocks: fingerprintBlocks(f, scheme), minMatch: 3, maxDistance: 3 }
-    }
     try {
       // Opened on the empty index: block sets only, so the record without them is not found.
       expect((await store.candidates([near(1), near(2)])).map(idsOf)).toEqual([['with-sets'], []])
@@ -770,10 +771,6 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
     const index = store.options.index
     const scheme = { blocks: 6, minMatch: 3 }
     await store.close()
-    const near = (i: number): CandidateQuery => {
-      const f = flip(flip(fp(i), 5), 40)
-      return { fingerprint: f, blocks: fingerprintBlocks(f, scheme), minMatch: 3, maxDistance: 3 }
-    }
     /** Writes record `id` (of fp(i)) as a simdup writing sets in `format` would, then opens a store that keeps its request bodies. */
     const writeAndOpen = async (id: string, i: number, format: 1 | 2): Promise<{ store: ElasticsearchStore; sent: string[] }> => {
       const dedup = recordToSource(makeRecord(id, fp(i), {}, scheme), format)
