@@ -1,4 +1,5 @@
 import { DedupError, type DedupErrorCode } from '../index.js'
+import { readFileSync } from 'node:fs'
 import { InputError, OutputError, UsageError, printable, type CliIO } from './io.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
@@ -49,7 +50,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return name === undefined ? 2 : 0
   }
   if (name === '--version') {
-    io.stdout.write('simdup 0.1.0\n')
+    io.stdout.write(`simdup ${packageVersion()}\n`)
     return 0
   }
   const command = COMMANDS[name]
@@ -156,4 +157,10 @@ export async function main(): Promise<void> {
   process.stderr.on('error', () => undefined)
   const io = nodeIO()
   process.exitCode = await run(process.argv.slice(2), io)
+}
+
+/** The installed package's version (package.json two folders up, from src/cli or dist/cli). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown'
 }

@@ -1,12 +1,6 @@
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 
 /**
- * Where fingerprints live. Two backends implement it (memory with an append-only log, and
- * Elasticsearch) and pass one contract suite (test/store/contract.ts).
- *
- * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
- */
-/**
  * How many records `candidates` returns at most through one exact key (content, URL, title hash)
  * and through one MinHash band term: the newest (by first-insertion order) that pass the query's
  * filters. `Infinity` when a route is not bounded. The deduplicator applies the same bounds to the
@@ -40,6 +34,12 @@ export interface StoreBlockScheme {
   readonly fixed: boolean
 }
 
+/**
+ * Where fingerprints live. Two backends implement it (memory with an append-only log, and
+ * Elasticsearch) and pass one contract suite (test/store/contract.ts).
+ *
+ * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
+ */
 export interface FingerprintStore {
   /** The store's candidate bounds (see `CandidateBounds`). */
   readonly candidateBounds: CandidateBounds

@@ -31,12 +31,6 @@ export function causeStatus(err: unknown): number | undefined {
   return statusOf(err) ?? statusOf((err as { cause?: unknown } | null)?.cause)
 }
 
-/** True when `err` (or its cause) is Elasticsearch's "this point in time / scroll is gone". */
-export function isContextMissing(err: unknown): boolean {
-  const text = String((err as { cause?: { message?: unknown } } | null)?.cause?.message ?? (err as Error | null)?.message ?? '')
-  return causeStatus(err) === 404 && /search_context_missing_exception|No search context found/i.test(text)
-}
-
 /** What a reindex needs to know about its source before reading. */
 export interface SourceInfo {
   /** Concrete indices behind the name (an alias or pattern may have several). */

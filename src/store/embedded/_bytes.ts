@@ -58,14 +58,6 @@ export function bytesEqual(a: Uint8Array, aStart: number, b: Uint8Array, bStart:
   return true
 }
 
-/** Bucket of a 64-bit key (two uint32 halves) in a table of 2^bits buckets (bits 1–31). */
-export function bucketOf64(hi: number, lo: number, bits: number): number {
-  let h = Math.imul(lo, 0x9e3779b1) ^ hi
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
-  h ^= h >>> 13
-  return h >>> (32 - bits)
-}
-
 /** Bucket of a 32-bit hash in a table of 2^bits buckets (bits 1–31). */
 export function bucketOf32(hash: number, bits: number): number {
   return Math.imul(hash, 0x9e3779b1) >>> (32 - bits)

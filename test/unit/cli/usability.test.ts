@@ -284,3 +284,12 @@ describe('11.7 ids are printed escaped', () => {
     }
   })
 })
+
+describe('--version', () => {
+  test("prints package.json's version, not a literal", async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+    const { code, stdout } = await cli(['--version'])
+    expect(code).toBe(0)
+    expect(stdout).toBe(`simdup ${pkg.version}\n`)
+  })
+})

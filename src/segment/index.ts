@@ -1,5 +1,0 @@
-export type { Segmenter, UserWord } from './segmenter.js'
-export { parseUserDict, DEFAULT_USER_WORD_FREQ } from './segmenter.js'
-export { createJiebaWasmSegmenter } from './jieba.js'
-export { tryCreateNodeRsSegmenter } from './node-rs.js'
-export { parseStopWords } from './stopwords.js'
