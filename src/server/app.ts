@@ -97,6 +97,12 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     return reply.code(r.status).send(r.body)
   })
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'NOT_FOUND', message: `No route ${req.method} ${req.url.split('?')[0]}: see /openapi.json.` }))
+  // While stopping, every answer closes its connection: a kept-alive connection that turns idle
+  // after the close began would hold the process open until its keep-alive timeout.
+  let stopping = false
+  app.addHook('onSend', async (_req, reply) => {
+    if (stopping) void reply.header('connection', 'close')
+  })
   app.addHook('onResponse', async (req, reply) => {
     metrics.request(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
   })
@@ -159,6 +165,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     async close() {
       // Stops listening and answers the requests in flight (their writes are in the queue), then
       // commits whatever is left in it.
+      stopping = true
       await app.close()
       await writes.drain()
       await keeper?.close()
