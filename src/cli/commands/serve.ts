@@ -5,7 +5,7 @@ import { createDeduplicator, parseDuration, OPTION_LIMITS, type FingerprintStore
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag } from '../args.js'
-import { describeStore, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { describeStore, indexLayoutFromFlags, INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 import { fetchTexts } from './inspect.js'
 
@@ -48,6 +48,7 @@ any number per Elasticsearch index (then run \`simdup reconcile\` now and then).
                      request lines, tokens or credentials
 ${ANALYZER_HELP}
 ${STORE_HELP}
+${INDEX_LAYOUT_HELP}
 
 SIGTERM or Ctrl-C: stops listening, answers the requests in flight, stores everything accepted, exits 0.
 Exit codes: 2 usage error, 3 the store is held by another process, 4 store unavailable, 5 the
@@ -77,6 +78,7 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
   ...ANALYZER_FLAGS,
   ...STORE_FLAGS,
+  ...INDEX_LAYOUT_FLAGS,
 } as const
 
 /** Whether an address only this machine can reach (the one case a server may run without a token). */
@@ -133,7 +135,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
 
   // Loaded only here: the server's framework is not needed by any other command.
   const { createServer, TextKeeper } = await import('../../server/index.js')
-  const { store, kind } = await openStoreFromFlags(values, io)
+  const { store, kind } = await openStoreFromFlags(values, io, { layout: indexLayoutFromFlags(values) })
   let closeStore: FingerprintStore | null = store
   try {
     const dedup = createDeduplicator({
