@@ -61,7 +61,7 @@ function bars(title, counts, label) {
   const height = 80
   const max = Math.max(1, ...counts)
   const w = width / counts.length
-  const svg = svgEl('svg', { width, height: height + 14, role: 'img', 'aria-label': title })
+  const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height + 14}`, width: '100%', role: 'img', 'aria-label': title })
   counts.forEach((n, i) => {
     const h = Math.round((n / max) * height)
     const rect = svgEl('rect', { x: i * w + 0.5, y: height - h, width: Math.max(1, w - 1), height: h })
@@ -104,16 +104,16 @@ async function showCluster(id) {
       el('td', { class: 'num' }, fmt(m.distance)),
       el('td', { class: 'num' }, fmt(m.resemblance, 2)),
       el('td', { class: 'preview' }, m.preview === null ? '' : m.preview),
-      el('td', {}, pair))
+      el('td', { class: 'nowrap' }, pair))
   })
-  detail.replaceChildren(
+  detail.replaceChildren(...[
     el('h2', {}, `Cluster ${view.clusterId}`, el('span', { class: 'size' }, `${view.size} members`)),
     view.asked === view.clusterId ? null : el('p', { class: 'muted' }, `${view.asked} is a member of this cluster.`),
     el('table', { id: 'members' },
       el('thead', {}, el('tr', {}, ...['id', 'duplicate of', 'layer', 'rule', 'distance', 'resemblance', 'text', ''].map((h) => el('th', {}, h)))),
       el('tbody', {}, ...rows)),
     view.texts ? null : el('p', { class: 'muted' }, 'Texts are not kept: the store holds fingerprints only. Start simdup serve with --keep-texts (embedded store) to see members side by side.'),
-  )
+  ].filter((c) => c !== null))
 }
 
 /** A text with its shared passages (sorted, non-overlapping spans) in <mark>. */
