@@ -8,7 +8,7 @@ export const PASSAGE_CHARS = 8
  * The passages two texts share, for highlighting side by side: every run of at least `n`
  * characters that occurs in both, as merged spans of each text. Character n-grams, so it works
  * the same without word breaks (Chinese); whitespace-only n-grams do not count.
- * @example sharedPassages('今天北京天气很好我们去公园', '明天北京天气很好我们去爬山', 4) // { a: [[2, 11]], b: [[2, 11]] }
+ * @example sharedPassages('今天北京天气很好我们去公园', '明天北京天气很好我们去爬山', 4) // { a: [[1, 11]], b: [[1, 11]] }
  */
 export function sharedPassages(a: string, b: string, n = PASSAGE_CHARS): { a: Span[]; b: Span[] } {
   const gramsB = grams(b, n)
