@@ -15,7 +15,7 @@
  *     [--stored 100000] [--latency-requests 1000] [--json FILE]
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -65,7 +65,7 @@ function cliRate(): number {
 }
 
 /** A started `simdup serve`; resolves with its URL. */
-async function startServer(store: string): Promise<{ port: number; stop(): Promise<void> }> {
+async function startServer(store: string): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const p = spawn(process.execPath, [bin, 'serve', '--store', store, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   const port = await new Promise<number>((resolve, reject) => {
@@ -78,6 +78,7 @@ async function startServer(store: string): Promise<{ port: number; stop(): Promi
   })
   return {
     port,
+    pid: p.pid!,
     stop: () => new Promise((resolve) => {
       p.once('exit', () => resolve())
       p.kill('SIGTERM')
@@ -125,7 +126,7 @@ const runs: [string, () => Promise<number>][] = [
   ['http x1', () => serverRate(1)],
   [`http x${perRequest}`, () => serverRate(perRequest)],
 ]
-cliRate() // warm the page and compile caches
+if (rounds > 0) cliRate() // warm the page and compile caches
 for (let r = 0; r < rounds; r++) {
   for (let i = 0; i < runs.length; i++) {
     const [name, run] = runs[(i + r) % runs.length]!
@@ -133,8 +134,14 @@ for (let r = 0; r < rounds; r++) {
   }
   console.error(`round ${r + 1}/${rounds}: ${[...rates].map(([k, v]) => `${k} ${Math.round(v[v.length - 1]!)}`).join(', ')} docs/s; load ${loadavg()[0]!.toFixed(1)}`)
 }
-const cli = median(rates.get('cli')!)
-const throughput = [...rates].map(([k, v]) => ({ run: k, docsPerSecond: Math.round(median(v)), ratioToCli: Number((median(v) / cli).toFixed(2)), all: v.map(Math.round) }))
+// Ratios per round (interleaved), then their median: the machine's speed drifts between rounds.
+const cliRuns = rates.get('cli') ?? []
+const throughput = [...rates].map(([k, v]) => ({
+  run: k,
+  docsPerSecond: Math.round(median(v)),
+  ratioToCli: Number(median(v.map((x, i) => x / cliRuns[i]!)).toFixed(2)),
+  all: v.map(Math.round),
+}))
 
 // 2. Latency at `stored` documents. The store is built once (variants of the corpus documents:
 // near-duplicates of each other, as a crawl is), then copied for each run.
@@ -160,18 +167,27 @@ rmSync(latencyStore, { recursive: true, force: true })
 spawnSync('cp', ['-r', bigStore, latencyStore])
 rmSync(join(latencyStore, 'done'))
 const server = await startServer(latencyStore)
-const fresh = (i: number): string => {
+const fresh = (i: number, prefix = 'new'): string => {
   const c = corpus[(i * 7919) % corpus.length]!
-  return JSON.stringify({ id: `new${i}`, content: `${c.content.slice(i % 50)} 新${i}` })
+  return JSON.stringify({ id: `${prefix}${i}`, content: `${c.content.slice(i % 50)} 新${i}` })
 }
-for (let i = 0; i < 50; i++) await post(server.port, fresh(-1 - i)) // warm-up
+for (let i = 0; i < 50; i++) await post(server.port, fresh(i, 'warm')) // warm-up
+/** CPU milliseconds the server process has used (user + system, from /proc): what a request costs whatever the load. */
+const cpuMs = (pid: number): number => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100 // clock ticks (USER_HZ 100)
+}
 const one: number[] = []
+const cpuBefore = cpuMs(server.pid)
+const wallBefore = performance.now()
 for (let i = 0; i < latencyRequests; i++) {
   const body = fresh(i)
   const t = performance.now()
   await post(server.port, body)
   one.push(performance.now() - t)
 }
+const cpuPerRequest = (cpuMs(server.pid) - cpuBefore) / latencyRequests
+const wallPerRequest = (performance.now() - wallBefore) / latencyRequests
 const many: number[] = []
 let k = latencyRequests
 await Promise.all(Array.from({ length: clients }, async () => {
@@ -185,7 +201,7 @@ await Promise.all(Array.from({ length: clients }, async () => {
 await server.stop()
 const latency = {
   storedDocuments: stored,
-  oneClient: { p50ms: Number(quantile(one, 0.5).toFixed(2)), p99ms: Number(quantile(one, 0.99).toFixed(2)), requests: one.length },
+  oneClient: { p50ms: Number(quantile(one, 0.5).toFixed(2)), p99ms: Number(quantile(one, 0.99).toFixed(2)), requests: one.length, serverCpuMsPerRequest: Number(cpuPerRequest.toFixed(2)), wallMsPerRequest: Number(wallPerRequest.toFixed(2)) },
   [`${clients}Clients`]: { p50ms: Number(quantile(many, 0.5).toFixed(2)), p99ms: Number(quantile(many, 0.99).toFixed(2)), requests: many.length },
 }
 
