@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@elastic/elasticsearch'
 import { acquireElasticsearch, testIndexFlags } from '../helpers/es-node.js'
 import { nearDuplicateDocs, postDocuments, runCli, startServe, withoutLine, type ServeProcess } from '../helpers/serve.js'
+
+// Child processes (the server, the CLI) on a loaded machine: a longer limit than the default 30 s.
+vi.setConfig({ testTimeout: 600_000 }) // as the cluster pass of .ci/run gives the integration project
 
 // `simdup serve --es` on the real Elasticsearch node: the same decisions as `simdup index --es`,
 // and several servers on one index at once (no lock; reconcile mends what they decide apart).

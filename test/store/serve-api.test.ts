@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { nearDuplicateDocs, postDocuments, runCli, startServe, withoutLine, type ServeProcess } from '../helpers/serve.js'
 import { ARTICLE_A, ARTICLE_B } from '../fixtures/articles.js'
+
+// Child processes (the server, the CLI) on a loaded machine: a longer limit than the default 30 s.
+vi.setConfig({ testTimeout: 120_000 })
 
 // `simdup serve` on the embedded store, through a real listening port (a child process running
 // bin/simdup.js), against the CLI's own answers for the same input.

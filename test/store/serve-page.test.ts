@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { nearDuplicateDocs, postDocuments, startServe, type ServeProcess } from '../helpers/serve.js'
 import { ARTICLE_C } from '../fixtures/articles.js'
+
+// Child processes (the server, the CLI) on a loaded machine: a longer limit than the default 30 s.
+vi.setConfig({ testTimeout: 120_000 })
 
 // The inspector page of `simdup serve`, driven in a real headless Chromium (Debian's `chromium`
 // package, through puppeteer-core): open it, click into a cluster, open a pair, check what is shown.
