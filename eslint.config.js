@@ -6,6 +6,8 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { files: ['scripts/kibana-import'], languageOptions: { sourceType: 'module' } },
+  // The inspector page's script runs in the browser (served by simdup serve).
+  { files: ['assets/**/*.js'], languageOptions: { sourceType: 'script', globals: { document: 'readonly', window: 'readonly', location: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', encodeURIComponent: 'readonly' } } },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', performance: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
     rules: {
@@ -30,7 +32,7 @@ export default tseslint.config(
     files: ['src/cli/commands/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../../*', '!../../index.js', '!../../elasticsearch', '../../elasticsearch/*', '!../../elasticsearch/index.js'], message: 'The CLI imports the library through ../../index.js and ../../elasticsearch/index.js (the public entry points) only.' }],
+        patterns: [{ group: ['../../*', '!../../index.js', '!../../elasticsearch', '../../elasticsearch/*', '!../../elasticsearch/index.js', '!../../server', '../../server/*', '!../../server/index.js'], message: 'The CLI imports the library through ../../index.js, ../../elasticsearch/index.js and ../../server/index.js (the public entry points) only.' }],
       }],
     },
   },

@@ -25,6 +25,10 @@ export type DedupErrorCode =
   | 'STORE_CORRUPT'
   /** Version mismatch: the store, its log or its records were written by another simdup version or fingerprint version. */
   | 'SNAPSHOT_VERSION'
+  /** A request to `simdup serve` without the bearer token it requires, or with another one. */
+  | 'UNAUTHORIZED'
+  /** Too much work queued (`simdup serve`'s write queue is full): retry after the time given. */
+  | 'BUSY'
 
 export class DedupError extends Error {
   override name = 'DedupError'
@@ -39,6 +43,7 @@ export class DedupError extends Error {
 const CODES: Readonly<Record<DedupErrorCode, true>> = {
   INVALID_OPTION: true, INVALID_INPUT: true, INVALID_DOCUMENT: true, CONFLICT: true, NOT_FOUND: true,
   STORE_UNAVAILABLE: true, STORE_REQUEST_FAILED: true, STORE_CORRUPT: true, SNAPSHOT_VERSION: true,
+  UNAUTHORIZED: true, BUSY: true,
 }
 
 /** Whether `value` is one of the DedupError codes (e.g. a code that crossed a thread as a string). */

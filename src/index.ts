@@ -32,6 +32,7 @@ export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult
 export { newestVersion, versionHistory, type VersionOf } from './engine/versions.js'
 export { matchCandidate, compareOrder, type Match, type MatchSubject, type MatchOptions } from './engine/match.js'
 export type { PortableAnalyzerOptions } from './engine/prepare-pool.js'
+export { explainDocuments, decideTexts, type PairReport, type DecideTextsOptions } from './engine/explain.js'
 
 // The embedded store.
 export {

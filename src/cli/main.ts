@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
   cluster: { load: async () => (await import('./commands/inspect.js')).clusterCommand, summary: 'members of a cluster (by any member\'s id), with distances and layers' },
   explain: { load: async () => (await import('./commands/inspect.js')).explainCommand, summary: 'why two stored documents are (not) duplicates' },
   delete: { load: async () => (await import('./commands/inspect.js')).deleteCommand, summary: 'delete documents; clusters elect a new representative' },
+  serve: { load: async () => (await import('./commands/serve.js')).serveCommand, summary: 'deduplicate over HTTP: a JSON API and a cluster inspector page' },
   store: { load: async () => (await import('./commands/store.js')).storeCommand, summary: 'check or repair an embedded store (store check | store repair)' },
   reindex: { load: async () => (await import('./commands/reindex.js')).reindexCommand, summary: 'add dedup fields to an existing Elasticsearch index (--dest copy or --in-place)' },
 }
@@ -82,6 +83,8 @@ export const EXIT_CODES: Readonly<Record<DedupErrorCode, number>> = Object.freez
   SNAPSHOT_VERSION: 5,
   STORE_REQUEST_FAILED: 1,
   STORE_CORRUPT: 1,
+  UNAUTHORIZED: 2,
+  BUSY: 4,
 })
 
 /**

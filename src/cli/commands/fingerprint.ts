@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
-  compareAnalyses, createAnalyzer, matchCandidate, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, minhashSimilarity, fingerprintBlocks,
-  type Comparison, type Analysis, type Match, type MatchOptions,
+  compareAnalyses, createAnalyzer, decideTexts, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, minhashSimilarity, fingerprintBlocks,
+  type Comparison, type Analysis, type Match,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
@@ -75,14 +75,7 @@ export async function compareCommand(args: string[], io: CliIO): Promise<number>
   const a = analyzer.analyze(await readArg(positionals[0]!, io))
   const b = analyzer.analyze(await readArg(positionals[1]!, io))
   const c = compareAnalyses(a, b)
-  const options: MatchOptions = {
-    layers: { ...DEFAULT_DEDUPLICATOR_OPTIONS.layers, url: false, title: false },
-    maxDistance: k,
-    minhash: values['no-minhash'] !== true,
-    minResemblance: DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance,
-    analyzer,
-  }
-  const match = matchCandidate(subject('b', b, analyzer.version), { ...subject('a', a, analyzer.version), clusterId: 'a', duplicateOf: null, distance: null, layer: null, indexedAt: 0 }, options)
+  const match = decideTexts(a, b, analyzer, { maxDistance: k, minhash: values['no-minhash'] !== true })
   const verdict = { nearDuplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, resemblance: match?.resemblance ?? null }
   if (values.json) {
     io.stdout.write(JSON.stringify({ ...c, k, ...verdict }) + '\n')
@@ -102,20 +95,6 @@ export async function compareCommand(args: string[], io: CliIO): Promise<number>
     ].join('\n') + '\n',
   )
   return 0
-}
-
-function subject(id: string, x: Analysis, version: string) {
-  return {
-    id,
-    fingerprint: x.fingerprint,
-    blocks: [],
-    contentHash: x.contentHash,
-    urlHash: null,
-    titleHash: null,
-    short: x.short,
-    version,
-    ...(x.sketch === null ? {} : { sketch: x.sketch }),
-  }
 }
 
 function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis, b: Analysis): string {

@@ -1,6 +1,6 @@
 import {
-  compareOrder, createDeduplicator, OPTION_LIMITS, deleteDocuments, terminalSafeJson, fingerprintToHex, hamming, matchCandidate, minhashSimilarity, reconcile, sketchJaccard,
-  type FingerprintRecord, type FingerprintStore,
+  compareOrder, createDeduplicator, OPTION_LIMITS, deleteDocuments, explainDocuments, terminalSafeJson, fingerprintToHex, hamming, reconcile,
+  type FingerprintStore,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
@@ -35,7 +35,7 @@ async function withStoreReadOnly<T>(values: Parameters<typeof openStoreFromFlags
 }
 
 /** Texts of documents from an Elasticsearch index's _source (empty for the embedded store). */
-async function fetchTexts(store: FingerprintStore, ids: string[], field: string): Promise<Map<string, string>> {
+export async function fetchTexts(store: FingerprintStore, ids: string[], field: string): Promise<Map<string, string>> {
   const out = new Map<string, string>()
   const es = store as FingerprintStore & { client?: { mget(a: object): Promise<{ docs: { _id: string; found?: boolean; _source?: Record<string, unknown> }[] }> }; options?: { index: string } }
   if (es.client === undefined || es.options === undefined || ids.length === 0) return out
@@ -153,21 +153,11 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
   return withStoreReadOnly(values, io, async (store) => {
     await store.refresh()
     const [ida, idb] = positionals as [string, string]
-    const got = await store.get([ida, idb])
-    const missing = [ida, idb].filter((x) => !got.has(x))
-    if (missing.length > 0) {
+    const { report, missing } = await explainDocuments(store, ida, idb, { maxDistance: k })
+    if (report === null) {
       io.stderr.write(`simdup explain: not in the ${describeStore(values, io)}: ${missing.map(printable).join(', ')}\n`)
       return 2
     }
-    const a = got.get(ida)!
-    const b = got.get(idb)!
-    const dedup = createDeduplicator({ store, maxDistance: k })
-    const later = compareOrder(a, b) > 0 ? a : b
-    const earlier = later === a ? b : a
-    const match = matchCandidate(later, earlier, dedup.options)
-    const sameUrl = a.urlHash !== null && a.urlHash === b.urlHash
-    const newest = sameUrl ? (await store.byUrl([a.urlHash!], 1))[0]![0]?.id ?? null : null
-    const report = explainPair(a, b, k, match === null ? null : { layer: match.layer, rule: match.rule }, dedup.version, { later, earlier, newest })
     const texts = await fetchTexts(store, [ida, idb], values['text-field'] ?? 'content')
     if (values.json) {
       io.stdout.write(terminalSafeJson({ ...report, textLengths: texts.size === 2 ? [texts.get(ida)!.length, texts.get(idb)!.length] : null }) + '\n')
@@ -177,55 +167,6 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
     if (texts.size === 2) io.stdout.write(`texts        ${texts.get(ida)!.length} / ${texts.get(idb)!.length} chars (compare them: simdup compare @a @b)\n`)
     return 0
   })
-}
-
-/** How two records of one URL relate as versions: which is later, whether it supersedes the other, which record of the URL is newest. */
-interface VersionFacts {
-  later: FingerprintRecord
-  earlier: FingerprintRecord
-  /** The newest record of their URL (null: not the same URL). */
-  newest: string | null
-}
-
-function versionLine(f: VersionFacts): string {
-  const { later, earlier, newest } = f
-  const link = later.supersedes === earlier.id
-    ? `${later.id} supersedes ${earlier.id} (a new version)`
-    : later.supersedes !== undefined
-      ? `${later.id} is a later version (it supersedes ${later.supersedes})`
-      : `${later.id} is a later record of the URL with the same text`
-  return `${link}; newest of the URL: ${newest ?? '?'}`
-}
-
-function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, match: { layer: string; rule: string | null } | null, version: string, versions: VersionFacts) {
-  const distance = hamming(a.fingerprint, b.fingerprint)
-  const resemblance = a.sketch?.startsWith('m:') && b.sketch?.startsWith('m:') ? minhashSimilarity(a.sketch, b.sketch) : null
-  const termJaccard = a.sketch?.startsWith('t:') && b.sketch?.startsWith('t:') ? sketchJaccard(a.sketch, b.sketch) : null
-  const verdict = match === null ? 'not duplicates' : `duplicates by the ${match.layer} layer${match.rule === null ? '' : ` (${match.rule} rule)`}`
-  const reasons: string[] = []
-  if (match === null) {
-    if (a.version !== b.version || a.version !== version) reasons.push('fingerprint versions differ: only URLs compare')
-    if (a.contentHash !== b.contentHash) reasons.push('normalised contents differ')
-    if (distance > k) reasons.push(`distance ${distance} > k = ${k}`)
-    if (a.short || b.short) reasons.push(`${a.short && b.short ? 'both are' : 'one is'} short: the short-text rule needs both short and term Jaccard ≥ 0.8`)
-    if (resemblance !== null) reasons.push(`estimated 5-gram resemblance ${resemblance.toFixed(2)} below the MinHash threshold`)
-  }
-  const lines = [
-    `verdict      ${verdict}`,
-    `distance     ${distance} (k = ${k})`,
-    `a            ${a.id}  ${fingerprintToHex(a.fingerprint)}  cluster ${a.clusterId}${a.short ? '  short' : ''}${a.layer === null ? '' : `  (${a.layer} dup of ${a.duplicateOf})`}`,
-    `b            ${b.id}  ${fingerprintToHex(b.fingerprint)}  cluster ${b.clusterId}${b.short ? '  short' : ''}${b.layer === null ? '' : `  (${b.layer} dup of ${b.duplicateOf})`}`,
-    `same content ${a.contentHash === b.contentHash}   same url ${a.urlHash !== null && a.urlHash === b.urlHash}   same title ${a.titleHash !== null && a.titleHash === b.titleHash}`,
-  ]
-  const sameUrl = versions.newest !== null
-  if (sameUrl) lines.push(`versions     ${versionLine(versions)}`)
-  if (resemblance !== null) lines.push(`resemblance  ${resemblance.toFixed(2)} (MinHash estimate of character 5-gram Jaccard)`)
-  if (termJaccard !== null) lines.push(`term jaccard ${termJaccard.toFixed(2)} (short-text term sets)`)
-  if (reasons.length > 0) lines.push(`why not      ${reasons.join('; ')}`)
-  const versionReport = sameUrl
-    ? { later: versions.later.id, supersedes: versions.later.supersedes ?? null, newest: versions.newest }
-    : null
-  return { a: a.id, b: b.id, distance, k, duplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, sameContent: a.contentHash === b.contentHash, resemblance, termJaccard, sameCluster: a.clusterId === b.clusterId, versions: versionReport, reasons, lines }
 }
 
 /** `simdup delete ID...`. */

@@ -38,6 +38,8 @@ describe('exitCodeOf: one exit per cause', () => {
     SNAPSHOT_VERSION: 5,
     STORE_REQUEST_FAILED: 1,
     STORE_CORRUPT: 1,
+    UNAUTHORIZED: 2,
+    BUSY: 4,
   }
   test.each(Object.entries(expected))('DedupError %s → exit %i', (code, exit) => {
     expect(exitCodeOf(new DedupError(code as DedupErrorCode, 'x'))).toBe(exit)

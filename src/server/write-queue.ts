@@ -1,0 +1,152 @@
+import { deleteDocuments, type Decision, type Deduplicator } from '../index.js'
+import type { IncomingItem, PreparedItem } from '../engine/prepare.js'
+import { HttpError } from './errors.js'
+import type { TextKeeper } from './texts.js'
+
+/** Options of `WriteQueue`. */
+export interface WriteQueueOptions {
+  /** Most documents decided in one group commit (one candidate lookup, one `put`). @default 500 */
+  batchSize?: number
+  /** Most documents accepted but not yet committed; a request that would pass it is refused with BUSY (429). @default 20000 */
+  maxQueued?: number
+  /** Where the texts go (`--keep-texts`); null: not kept. @default null */
+  texts?: TextKeeper | null
+  /** After each group commit: its decisions and how long it took. */
+  onCommit?(decisions: readonly Decision[], seconds: number): void
+}
+
+type Job =
+  | { kind: 'documents'; items: PreparedItem[]; texts: { id: string; content: string }[]; resolve(d: Decision[]): void; reject(err: unknown): void }
+  | { kind: 'delete'; ids: string[]; resolve(r: { deleted: number; reassigned: number }): void; reject(err: unknown): void }
+
+/** Seconds a client is told to wait when the queue is full. */
+const RETRY_AFTER_SECONDS = 1
+
+/**
+ * Every write of the service goes through this one queue, in the order it was accepted: runs of
+ * document requests are decided together in group commits of up to `batchSize` documents (one
+ * lookup, one durable `put`), deletes one at a time between them. The deduplicator is the
+ * same for every batch and decides as it does for `simdup index` (its decisions do not depend on
+ * where batches end), so the decisions equal one sequential run of the documents in acceptance
+ * order. A request's promise resolves once its batch is durable: what was acknowledged survives
+ * kill -9. Documents are validated and fingerprinted (`prepare`, CPU only) before they are
+ * queued, while the batch before them waits for its fsync.
+ */
+export class WriteQueue {
+  private readonly jobs: Job[] = []
+  private readonly batchSize: number
+  private readonly maxQueued: number
+  private readonly texts: TextKeeper | null
+  /** Documents accepted (being prepared, queued or in the batch being committed). */
+  private held = 0
+  private running: Promise<void> | null = null
+  private closing = false
+
+  constructor(private readonly dedup: Deduplicator, private readonly options: WriteQueueOptions = {}) {
+    this.batchSize = options.batchSize ?? 500
+    this.maxQueued = options.maxQueued ?? 20_000
+    this.texts = options.texts ?? null
+  }
+
+  /** Documents accepted and not yet committed (the `simdup_queue_documents` gauge). */
+  get depth(): number {
+    return this.held
+  }
+
+  /**
+   * Decides documents after everything accepted before them; resolves with their decisions
+   * (in order, one per item) once they are stored. Throws BUSY when the queue is full.
+   */
+  async submit(items: readonly IncomingItem[]): Promise<Decision[]> {
+    this.reserve(items.length)
+    let prepared: PreparedItem[]
+    try {
+      prepared = await this.dedup.prepareBatch(items)
+    } catch (err) {
+      this.held -= items.length
+      throw err
+    }
+    const texts: { id: string; content: string }[] = []
+    if (this.texts !== null) {
+      prepared.forEach((p, i) => {
+        const item = items[i]!
+        if (p.ok && 'value' in item) texts.push({ id: p.doc.id, content: (item.value as { content: string }).content })
+      })
+    }
+    return new Promise((resolve, reject) => {
+      this.jobs.push({ kind: 'documents', items: prepared, texts, resolve, reject })
+      this.kick()
+    })
+  }
+
+  /** Deletes documents in turn with the writes (`deleteDocuments`: clusters elect a new representative). */
+  delete(ids: readonly string[]): Promise<{ deleted: number; reassigned: number }> {
+    this.reserve(0)
+    return new Promise((resolve, reject) => {
+      this.jobs.push({ kind: 'delete', ids: [...ids], resolve, reject })
+      this.kick()
+    })
+  }
+
+  /** Refuses new work; resolves once everything accepted is committed (SIGTERM). */
+  async drain(): Promise<void> {
+    this.closing = true
+    while (this.running !== null) await this.running
+  }
+
+  private reserve(n: number): void {
+    if (this.closing) throw new HttpError(503, 'STORE_UNAVAILABLE', 'The server is shutting down: it takes no more writes.', { retryAfter: RETRY_AFTER_SECONDS })
+    // One request larger than the whole queue still goes in alone (the body limit bounds it).
+    if (this.held > 0 && this.held + n > this.maxQueued) {
+      throw new HttpError(429, 'BUSY', `The write queue is full (${this.held} documents waiting, at most ${this.maxQueued}): retry after ${RETRY_AFTER_SECONDS} s.`, { retryAfter: RETRY_AFTER_SECONDS })
+    }
+    this.held += n
+  }
+
+  private kick(): void {
+    if (this.running !== null) return
+    this.running = this.run().finally(() => {
+      this.running = null
+      if (this.jobs.length > 0) this.kick()
+    })
+  }
+
+  private async run(): Promise<void> {
+    while (this.jobs.length > 0) {
+      const first = this.jobs[0]!
+      if (first.kind === 'delete') {
+        this.jobs.shift()
+        try {
+          const result = await deleteDocuments(this.dedup, first.ids)
+          await this.texts?.forget(first.ids)
+          first.resolve(result)
+        } catch (err) {
+          first.reject(err)
+        }
+        continue
+      }
+      const group: Extract<Job, { kind: 'documents' }>[] = []
+      let n = 0
+      for (let next = this.jobs[0]; next !== undefined && next.kind === 'documents' && (n === 0 || n + next.items.length <= this.batchSize); next = this.jobs[0]) {
+        group.push(next)
+        n += next.items.length
+        this.jobs.shift()
+      }
+      const began = performance.now()
+      try {
+        if (this.texts !== null) await this.texts.keep(group.flatMap((j) => j.texts))
+        const decisions = await this.dedup.decide(group.flatMap((j) => j.items))
+        this.options.onCommit?.(decisions, (performance.now() - began) / 1000)
+        let at = 0
+        for (const job of group) {
+          job.resolve(decisions.slice(at, at + job.items.length))
+          at += job.items.length
+        }
+      } catch (err) {
+        for (const job of group) job.reject(err)
+      } finally {
+        this.held -= n
+      }
+    }
+  }
+}
