@@ -1,0 +1,160 @@
+/**
+ * What reposts do to a short text (copies), and the hard negatives of the short-text kinds:
+ * edits of real texts, never made-up sentences.
+ *
+ * Copies: a promo line added, another title or heading, the text written twice or one and a half
+ * times, punctuation / width changed, a last clause dropped, a few variant characters (異體字 and
+ * near-homographs of the Unihan table: 峰/峯, 着/著, 回/迴). Negatives: a negation inserted or
+ * removed (推荐 → 不推荐), a number changed (1.2% → 2.1%).
+ */
+import { AD_LINES } from './perturb.js'
+import { punctuationVariant } from './shorts.js'
+import type { Rng } from './prng.js'
+
+/** Promo lines reposting accounts add to a short item (the issue's own, and the eval's ad lines). */
+export const PROMO_LINES: readonly string[] = [
+  '扫码关注公众号，获取更多资讯。',
+  '编者按：本文经授权转载。',
+  '（来源：网络，侵删）',
+  '喜欢就点个赞吧！',
+  ...AD_LINES.zh,
+]
+
+/** An edited text and how it was edited. */
+export interface Edit {
+  text: string
+  note: string
+}
+
+/** The text with a promo line before or after it (own line, or run on). */
+export function addPromo(text: string, rng: Rng): Edit {
+  const line = rng.pick(PROMO_LINES)
+  const where = rng.int(0, 2)
+  if (where === 0) return { text: `${line}\n${text}`, note: 'promo-before' }
+  if (where === 1) return { text: `${text}\n${line}`, note: 'promo-after' }
+  return { text: `${text}${line}`, note: 'promo-run-on' }
+}
+
+/** Written twice, or one and a half times (the first half of the sentences again). */
+export function repeatText(text: string, rng: Rng): Edit {
+  if (rng.next() < 0.5) return { text: `${text}${rng.pick(['', ' ', '\n'])}${text}`, note: 'twice' }
+  const chars = Array.from(text)
+  const half = chars.slice(0, Math.max(1, Math.ceil(chars.length / 2))).join('')
+  return { text: `${text}${half}`, note: 'one-and-a-half' }
+}
+
+const toHalfwidth = (s: string): string => s.replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/\u3000/g, ' ')
+const toFullwidthDigits = (s: string): string => s.replace(/[0-9A-Za-z%.]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))
+
+/** Punctuation or width changed as another input method or site does; null when nothing changed. */
+export function punctWidth(text: string, rng: Rng): Edit | null {
+  const half = toHalfwidth(text)
+  if (half !== text && rng.next() < 0.5) return { text: half, note: 'full→half width' }
+  if (/[0-9A-Za-z]/.test(text) && rng.next() < 0.3) return { text: toFullwidthDigits(text), note: 'half→full width' }
+  const p = punctuationVariant(text, rng)
+  return p === null ? null : { text: p.text, note: `punct ${p.note}` }
+}
+
+/** The last clause (after the last ，；,) dropped, when what is left is ≥ 60% of the text. */
+export function dropLastClause(text: string): Edit | null {
+  const m = /^(.*)[，；,;]([^，；,;]+)$/su.exec(text.trim())
+  if (m === null) return null
+  const kept = m[1]!
+  return Array.from(kept).length >= 0.6 * Array.from(text).length ? { text: kept, note: 'last clause dropped' } : null
+}
+
+/** Variant characters a copy may carry: from a character to its Unihan variants (BMP CJK only). */
+export type VariantTable = ReadonlyMap<string, readonly string[]>
+
+/**
+ * The replacement table of the copies: kSemanticVariant and kZVariant (異體字), and the other
+ * traditional forms of a character that is its own traditional form too (回 → 迴, 着 → 著: the
+ * near-homographs a conversion round trip leaves). U+4E00–U+9FFF only.
+ */
+export function variantTable(unihanVariants: string): VariantTable {
+  const out = new Map<string, Set<string>>()
+  const cjk = (cp: number): boolean => cp >= 0x4e00 && cp <= 0x9fff
+  const add = (a: number, b: number): void => {
+    if (a === b || !cjk(a) || !cjk(b)) return
+    const s = out.get(String.fromCodePoint(a)) ?? new Set<string>()
+    s.add(String.fromCodePoint(b))
+    out.set(String.fromCodePoint(a), s)
+  }
+  for (const line of unihanVariants.split('\n')) {
+    const [cp, field, values] = line.split('\t')
+    if (cp === undefined || values === undefined) continue
+    const a = parseInt(cp.slice(2), 16)
+    const vs = values.split(' ').map((v) => parseInt(v.split('<')[0]!.slice(2), 16))
+    if (field === 'kSemanticVariant' || field === 'kZVariant') for (const b of vs) add(a, b)
+    else if (field === 'kTraditionalVariant' && vs.includes(a)) for (const b of vs) add(a, b)
+  }
+  return new Map([...out].map(([k, v]) => [k, [...v].sort()]))
+}
+
+/** 1–3 characters replaced by a variant; null when the text has none in the table. */
+export function variantChars(text: string, table: VariantTable, rng: Rng): Edit | null {
+  const chars = Array.from(text)
+  const at = chars.flatMap((c, i) => (table.has(c) ? [i] : []))
+  if (at.length === 0) return null
+  const picked = rng.sample(at, rng.int(1, Math.min(3, at.length)))
+  const notes: string[] = []
+  for (const i of picked) {
+    const v = rng.pick(table.get(chars[i]!)!)
+    notes.push(`${chars[i]}→${v}`)
+    chars[i] = v
+  }
+  return { text: chars.join(''), note: `variants ${notes.join(' ')}` }
+}
+
+/** Words a negation flips; the first found (without a 不 before it) gets one, or loses it. */
+const NEGATABLE = ['喜欢', '推荐', '满意', '值得', '方便', '干净', '舒服', '合适', '好用', '划算', '安静', '热情', '清楚', '稳定', '支持', '同意', '可以', '需要', '应该', '愿意', '知道', '一样', '重要', '容易', '能', '会', '是']
+
+/**
+ * A negation inserted or removed: 推荐 → 不推荐, 不推荐 → 推荐, 很好 → 不好, 有 → 没有 (a hard
+ * negative: the meaning flips). Null when no word of the list is there.
+ */
+export function flipNegation(text: string, rng: Rng): Edit | null {
+  const options: Edit[] = []
+  for (const w of NEGATABLE) {
+    const neg = text.indexOf(`不${w}`)
+    if (neg >= 0) options.push({ text: text.slice(0, neg) + text.slice(neg + 1), note: `不${w}→${w}` })
+    const pos = text.indexOf(w)
+    if (pos >= 0 && text[pos - 1] !== '不' && text[pos - 1] !== '没') options.push({ text: `${text.slice(0, pos)}不${text.slice(pos)}`, note: `${w}→不${w}` })
+  }
+  const good = text.indexOf('很好')
+  if (good >= 0) options.push({ text: `${text.slice(0, good)}不好${text.slice(good + 2)}`, note: '很好→不好' })
+  const have = /(?<![没拥具所只还])有/u.exec(text)
+  if (have !== null) options.push({ text: `${text.slice(0, have.index)}没${text.slice(have.index)}`, note: '有→没有' })
+  return options.length === 0 ? null : rng.pick(options.slice(0, 3))
+}
+
+const DIGITS = /[0-9０-９]+(?:[.．][0-9０-９]+)?/gu
+
+/**
+ * One number changed: its digits reordered (1.2 → 2.1, 35 → 53) or a digit changed. Null
+ * without a number.
+ */
+export function changeNumber(text: string, rng: Rng): Edit | null {
+  const ms = [...text.matchAll(DIGITS)]
+  if (ms.length === 0) return null
+  const m = rng.pick(ms)
+  const old = m[0]
+  const chars = Array.from(old)
+  const digitAt = chars.flatMap((c, i) => (/[0-9０-９]/u.test(c) ? [i] : []))
+  let next = old
+  if (digitAt.length >= 2 && rng.next() < 0.5) {
+    const swapped = [...chars]
+    const d = digitAt.map((i) => chars[i]!).reverse()
+    digitAt.forEach((i, k) => (swapped[i] = d[k]!))
+    next = swapped.join('')
+  }
+  if (next === old) {
+    const i = rng.pick(digitAt)
+    const full = chars[i]! >= '０'
+    const v = (Number(full ? String.fromCharCode(chars[i]!.charCodeAt(0) - 0xfee0) : chars[i]) + rng.int(1, 8)) % 10
+    chars[i] = full ? String.fromCharCode(0xff10 + v) : String(v)
+    next = chars.join('')
+  }
+  const at = m.index ?? 0
+  return { text: text.slice(0, at) + next + text.slice(at + old.length), note: `number ${old}→${next}` }
+}
