@@ -20,7 +20,7 @@ import { evalRealHtml } from './real-html-run.js'
 import type { EvalSystem } from './systems.js'
 import { runKinds } from './run-kinds.js'
 import { runShortKinds, type ShortResult } from './run-short.js'
-import { SHORT_KINDS } from './short-kinds.js'
+import { SHORT_KINDS } from './short-build.js'
 
 interface SystemResult {
   name: string

@@ -24,15 +24,17 @@ export const PROMO_LINES: readonly string[] = [
 export interface Edit {
   text: string
   note: string
+  /** The edit only added known chrome around the text (a promo line, a site suffix): the oracle leaves it out. */
+  chrome?: boolean
 }
 
 /** The text with a promo line before or after it (own line, or run on). */
 export function addPromo(text: string, rng: Rng): Edit {
   const line = rng.pick(PROMO_LINES)
   const where = rng.int(0, 2)
-  if (where === 0) return { text: `${line}\n${text}`, note: 'promo-before' }
-  if (where === 1) return { text: `${text}\n${line}`, note: 'promo-after' }
-  return { text: `${text}${line}`, note: 'promo-run-on' }
+  if (where === 0) return { text: `${line}\n${text}`, note: 'promo-before', chrome: true }
+  if (where === 1) return { text: `${text}\n${line}`, note: 'promo-after', chrome: true }
+  return { text: `${text}${line}`, note: 'promo-run-on', chrome: true }
 }
 
 /** Written twice, or one and a half times (the first half of the sentences again). */
@@ -68,14 +70,16 @@ export type VariantTable = ReadonlyMap<string, readonly string[]>
 
 /**
  * The replacement table of the copies: kSemanticVariant and kZVariant (異體字), and the other
- * traditional forms of a character that is its own traditional form too (回 → 迴, 着 → 著: the
- * near-homographs a conversion round trip leaves). U+4E00–U+9FFF only.
+ * traditional forms of a character that is its own traditional form too (回 → 迴, 了 → 瞭, 着 → 著:
+ * the near-homographs a conversion round trip leaves); only to characters in use (`inUse`: those
+ * with a Unihan kFrequency, which leaves out radical forms and rarities such as 忄, 勹, 扵).
+ * U+4E00–U+9FFF only.
  */
-export function variantTable(unihanVariants: string): VariantTable {
+export function variantTable(unihanVariants: string, inUse: ReadonlySet<string>): VariantTable {
   const out = new Map<string, Set<string>>()
   const cjk = (cp: number): boolean => cp >= 0x4e00 && cp <= 0x9fff
   const add = (a: number, b: number): void => {
-    if (a === b || !cjk(a) || !cjk(b)) return
+    if (a === b || !cjk(a) || !cjk(b) || !inUse.has(String.fromCodePoint(b))) return
     const s = out.get(String.fromCodePoint(a)) ?? new Set<string>()
     s.add(String.fromCodePoint(b))
     out.set(String.fromCodePoint(a), s)
@@ -157,4 +161,24 @@ export function changeNumber(text: string, rng: Rng): Edit | null {
   }
   const at = m.index ?? 0
   return { text: text.slice(0, at) + next + text.slice(at + old.length), note: `number ${old}→${next}` }
+}
+
+const NUMERAL_DIGITS = '二三四五六七八九'
+
+/**
+ * One Chinese numeral changed in a run that is surely a number (三千 → 五千, 十二月 → 十三月):
+ * a run of numerals holding one of 二…九 and of ≥ 2 characters or before a measure. Null without one.
+ */
+export function changeChineseNumeral(text: string, rng: Rng): Edit | null {
+  const runs = [...text.matchAll(/[〇零一二三四五六七八九十百千万两]{2,}|[二三四五六七八九](?=[个年月日次天里人岁位名条项件])/gu)].filter((m) => /[二三四五六七八九]/u.test(m[0]))
+  if (runs.length === 0) return null
+  const m = rng.pick(runs)
+  const chars = Array.from(m[0])
+  const at = chars.flatMap((c, i) => (NUMERAL_DIGITS.includes(c) ? [i] : []))
+  const i = rng.pick(at)
+  const old = chars[i]!
+  chars[i] = rng.pick(Array.from(NUMERAL_DIGITS).filter((c) => c !== old))
+  const next = chars.join('')
+  const start = m.index ?? 0
+  return { text: text.slice(0, start) + next + text.slice(start + m[0].length), note: `numeral ${m[0]}→${next}` }
 }

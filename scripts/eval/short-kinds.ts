@@ -8,16 +8,17 @@
  * - `short-ui`: zh_CN UI strings of Debian packages' message catalogues; the same English message
  *   translated by different packages (real near-duplicates) and templated strings that differ in
  *   one word (real negatives); copies with punctuation / width / quote style changed.
- * - `short-quotes`, `short-titles`, `short-news`: see `short-kinds-more.ts`.
+ * - `short-quotes`, `short-titles`, `short-descriptions`: `short-kinds-more.ts`; `short-news`: `short-news.ts`.
+ * All of them: `buildShortKinds` (`short-build.ts`).
  *
  * Labels: `short-oracle.ts` (bigram Jaccard / containment on its own normalisation; negation,
  * number and one-word-template changes flagged as different texts). Copies come after their source.
  */
 import type { KindDoc, KindStream } from './kinds.js'
 import { Rng } from './prng.js'
-import { shortGroups, variantFold, type VariantFold } from './short-oracle.js'
-import { addPromo, changeNumber, dropLastClause, flipNegation, punctWidth, repeatText, variantChars, variantTable, type Edit, type VariantTable } from './short-edits.js'
-import { evalPython, loadCatalogues, loadReviews, loadUnihanVariants } from './short-sources.js'
+import { shortGroups, type VariantFold } from './short-oracle.js'
+import { addPromo, changeChineseNumeral, changeNumber, dropLastClause, flipNegation, punctWidth, repeatText, variantChars, type Edit, type VariantTable } from './short-edits.js'
+import { evalPython, loadCatalogues, loadReviews } from './short-sources.js'
 
 /** A document before ordering and labelling. */
 export interface ShortDraft {
@@ -32,6 +33,11 @@ export interface ShortDraft {
   url?: string
 }
 
+/** A document of a short kind's stream: with the text the oracle compared, when not its content. */
+export interface ShortDoc extends KindDoc {
+  oracle?: string
+}
+
 /** What every short kind needs. */
 export interface ShortContext {
   rng: Rng
@@ -40,8 +46,8 @@ export interface ShortContext {
   log: (s: string) => void
 }
 
-const charLen = (s: string): number => Array.from(s).length
-const han = (s: string): number => (s.match(/\p{Script=Han}/gu) ?? []).length
+export const charLen = (s: string): number => Array.from(s).length
+export const han = (s: string): number => (s.match(/\p{Script=Han}/gu) ?? []).length
 
 /**
  * Orders drafts (originals at random, each derived draft at a random place after its source),
@@ -57,9 +63,10 @@ export function finishShort(name: string, drafts: readonly ShortDraft[], ctx: Sh
   const order = drafts.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]!)
   const id = new Map<number, string>()
   order.forEach((i, k) => id.set(i, `${name}-${String(k).padStart(5, '0')}`))
-  const docs = order.map((i): KindDoc => {
+  const docs = order.map((i): ShortDoc => {
     const d = drafts[i]!
-    const doc: KindDoc = { id: id.get(i)!, group: `${name}-g${groups[i]}`, content: d.content, perturbation: d.label, bucket: d.bucket ?? 'all' }
+    const doc: ShortDoc = { id: id.get(i)!, group: `${name}-g${groups[i]}`, content: d.content, perturbation: d.label, bucket: d.bucket ?? 'all' }
+    if (d.oracle !== undefined) doc.oracle = d.oracle
     if (d.url !== undefined) doc.url = d.url
     if (d.note !== undefined) doc.note = d.note
     return doc
@@ -89,7 +96,7 @@ export function finishShort(name: string, drafts: readonly ShortDraft[], ctx: Sh
 }
 
 /** Apply one of the edits (in random order) that changes the text; null when none does. */
-function someEdit(text: string, edits: readonly [string, (t: string) => Edit | null][], rng: Rng): (Edit & { label: string }) | null {
+export function someEdit(text: string, edits: readonly [string, (t: string) => Edit | null][], rng: Rng): (Edit & { label: string }) | null {
   for (const [label, edit] of rng.shuffle(edits)) {
     const e = edit(text)
     if (e !== null && e.text !== text) return { ...e, label }
@@ -98,35 +105,36 @@ function someEdit(text: string, edits: readonly [string, (t: string) => Edit | n
 }
 
 /** Copies and hard negatives of originals `0 … n−1` of `drafts` (pushed onto it). */
-function deriveShort(drafts: ShortDraft[], n: number, ctx: ShortContext, copies: number, negatives: number, edits: readonly [string, (t: string, rng: Rng) => Edit | null][]): void {
+export function deriveShort(drafts: ShortDraft[], n: number, ctx: ShortContext, copies: number, negatives: number, edits: readonly [string, (t: string, rng: Rng, source: ShortDraft) => Edit | null][]): void {
   const rng = ctx.rng.fork('derive')
-  const bound = edits.map(([l, f]): [string, (t: string) => Edit | null] => [l, (t) => f(t, rng)])
   for (const i of rng.sample([...Array(n).keys()], Math.min(copies, n))) {
     const src = drafts[i]!
-    // One edit, and a second on a quarter of the copies (a repost often does two things). A promo
-    // line is always added last, and it is known chrome: the oracle compares the text without it
-    // (two different comments carrying the same ad are not one text).
+    const bound = edits.map(([l, f]): [string, (t: string) => Edit | null] => [l, (t) => f(t, rng, src)])
+    // One edit, and a second on a quarter of the copies (a repost often does two things). An edit
+    // that adds known chrome (a promo line, a site suffix) is always applied last, and the oracle
+    // compares the text without it (two different comments carrying the same ad are not one text).
     const first = someEdit(src.content, bound, rng)
     if (first === null) continue
     const second = rng.next() < 0.25 ? someEdit(first.text, bound.filter(([l]) => l !== first.label), rng) : null
     let applied = second === null ? [first] : [first, second]
-    if (first.label === 'promo' && second !== null) {
-      const other = someEdit(src.content, bound.filter(([l]) => l === second.label), rng)
-      const promo = other === null ? null : someEdit(other.text, bound.filter(([l]) => l === 'promo'), rng)
-      applied = other === null || promo === null ? [first] : [other, promo]
+    if (first.chrome === true && second !== null) {
+      const other = second.chrome === true ? null : someEdit(src.content, bound.filter(([l]) => l === second.label), rng)
+      const outer = other === null ? null : someEdit(other.text, bound.filter(([l]) => l === first.label), rng)
+      applied = other === null || outer === null ? [first] : [other, outer]
     }
     const last = applied[applied.length - 1]!
     const d: ShortDraft = { content: last.text, label: applied.map((e) => e.label).join('+'), source: i, note: applied.map((e) => e.note).join('; ') }
-    if (last.label === 'promo') d.oracle = applied.length === 1 ? src.content : applied[0]!.text
+    if (last.chrome === true) d.oracle = applied.length === 1 ? src.content : applied[0]!.text
     if (src.bucket !== undefined) d.bucket = src.bucket
+    if (src.url !== undefined) d.url = src.url
     drafts.push(d)
   }
-  const negs: [string, (t: string) => Edit | null][] = [['neg-negation', (t) => flipNegation(t, rng)], ['neg-number', (t) => changeNumber(t, rng)]]
+  const negs: [string, (t: string) => Edit | null][] = [['neg-negation', (t) => flipNegation(t, rng)], ['neg-number', (t) => changeNumber(t, rng) ?? changeChineseNumeral(t, rng)]]
   for (const i of rng.sample([...Array(n).keys()], Math.min(negatives, n))) {
     const src = drafts[i]!
     // Numbers first when there are some (a figure changed is the rarer edit).
     const [label, make] = /[0-9０-９]/u.test(src.content) && rng.next() < 0.6 ? negs[1]! : negs[0]!
-    const e = make(src.content)
+    const e = make(src.content) ?? (label === 'neg-negation' ? negs[1]![1](src.content) : null)
     if (e === null) continue
     const d: ShortDraft = { content: e.text, label, source: i, note: e.note }
     if (src.bucket !== undefined) d.bucket = src.bucket
@@ -141,7 +149,7 @@ export const lengthBucket = (s: string): string => {
 }
 
 /** `short-reviews`. */
-function reviewsKind(ctx: ShortContext): KindStream | null {
+export function reviewsKind(ctx: ShortContext): KindStream | null {
   const python = evalPython(ctx.log)
   if (python === null) return null
   const all = loadReviews(python)
@@ -177,7 +185,7 @@ function requote(t: string, rng: Rng): Edit | null {
 }
 
 /** `short-ui`. */
-function uiKind(ctx: ShortContext): KindStream {
+export function uiKind(ctx: ShortContext): KindStream {
   const { strings, packages } = loadCatalogues(ctx.log)
   const rng = ctx.rng.fork('ui')
   const clean = (s: string): string => s.replace(/\s+$/u, '').replace(/^\s+/u, '')
@@ -208,25 +216,3 @@ function uiKind(ctx: ShortContext): KindStream {
   ])
 }
 
-/** Names of the short kinds, in run order. */
-export const SHORT_KINDS = ['short-reviews', 'short-ui'] as const
-
-/**
- * The short kinds' streams for a seed (only those in `only`, when given).
- * @example buildShortKinds(1, console.error, new Set(['short-ui']))[0].name // → 'short-ui'
- */
-export function buildShortKinds(seed: number, log: (s: string) => void, only?: ReadonlySet<string>): KindStream[] {
-  const wanted = SHORT_KINDS.filter((k) => only === undefined || only.has(k))
-  if (wanted.length === 0) return []
-  const unihan = loadUnihanVariants(log)
-  const fold = variantFold(unihan)
-  const variants = variantTable(unihan)
-  const root = new Rng(seed)
-  const ctx = (label: string): ShortContext => ({ rng: root.fork(label), fold, variants, log })
-  const out: KindStream[] = []
-  for (const k of wanted) {
-    const s = k === 'short-reviews' ? reviewsKind(ctx(k)) : uiKind(ctx(k))
-    if (s !== null) out.push(s)
-  }
-  return out
-}

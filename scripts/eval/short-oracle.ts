@@ -131,28 +131,48 @@ const multiset = (xs: readonly string[]): Map<string, number> => {
 }
 const missingFrom = (a: Map<string, number>, b: Map<string, number>): boolean => [...a].some(([k, n]) => (b.get(k) ?? 0) < n)
 
-/** Negation morphemes: 不, 没 (没有), 未, 无, 非, 别, 莫, 勿, 否. */
-const NEGATION_CHAR = /[不没未无非别莫勿否]/u
+/**
+ * Negation morphemes: 不, 没 (没有), 未, 无, 非, 别, 莫, 勿, 否, in both forms, since the variant
+ * fold maps each class to its smallest code point (没 → 沒, 别 → 別).
+ */
+const NEGATION_CHAR = /[不没沒未无無非别別莫勿否]/u
 /** Words that start with one and negate nothing: very, but, not only, constantly, future, whatever, … */
-const NOT_NEGATIONS = new Set(['非常', '不过', '不仅', '不断', '未来', '无论', '莫名', '别人', '别的', '否则', '不少'])
+const NOT_NEGATIONS = new Set(['非常', '不过', '不過', '不仅', '不僅', '不断', '不斷', '未来', '未來', '无论', '無論', '无論', '莫名', '别人', '別人', '别的', '別的', '否则', '否則', '不少'])
+
+/** Occurrences of `needle` in `s`, and of those not preceded by a negation. */
+function occurrences(s: readonly string[], needle: readonly string[]): { all: number; plain: number } {
+  let all = 0
+  let plain = 0
+  for (let j = 0; j + needle.length <= s.length; j++) {
+    let k = 0
+    while (k < needle.length && s[j + k] === needle[k]) k++
+    if (k < needle.length) continue
+    all++
+    if (j === 0 || !NEGATION_CHAR.test(s[j - 1]!)) plain++
+  }
+  return { all, plain }
+}
 
 /**
- * Whether one text negates what the other says plainly: a negation + the two characters after it
- * in one text (不喜欢, 没有点), and those two characters without a negation before them in the
- * other, which does not have the negated form (so 我喜欢 / 我不喜欢, 推荐 / 不推荐, 很好 / 不好).
- * Alignment-free, so repeated or added text around it does not hide it.
+ * Whether `b` negates what `a` says plainly (or the reverse): for a negation + the two characters
+ * after it (不喜欢, 没有点) in either text, one text has more of the negated form and the other more
+ * of the two characters without a negation (我喜欢 / 我不喜欢, 推荐 / 不推荐, 很好 / 不好; 知之为知之，
+ * 不知为不知 / …，知为不知). Alignment-free and by counts, so a text written twice or with an
+ * added line is not a negation of itself.
  */
 function negates(a: string, b: string): boolean {
   const ca = Array.from(a)
-  for (let i = 0; i < ca.length; i++) {
-    if (!NEGATION_CHAR.test(ca[i]!)) continue
-    const rest = ca.slice(i + 1, i + 3).join('')
-    if (rest === '' || NEGATION_CHAR.test(rest[0]!) || NOT_NEGATIONS.has(ca[i]! + rest[0]!)) continue
-    const negated = ca[i]! + rest
-    if (b.includes(negated)) continue
-    const cb = Array.from(b)
-    for (let j = 0; j + Array.from(rest).length <= cb.length; j++) {
-      if (cb.slice(j, j + Array.from(rest).length).join('') === rest && (j === 0 || !NEGATION_CHAR.test(cb[j - 1]!))) return true
+  const cb = Array.from(b)
+  for (const [x, y] of [[ca, cb], [cb, ca]] as const) {
+    for (let i = 0; i < x.length; i++) {
+      if (!NEGATION_CHAR.test(x[i]!)) continue
+      const rest = x.slice(i + 1, i + 3)
+      if (rest.length === 0 || NEGATION_CHAR.test(rest[0]!) || NOT_NEGATIONS.has(x[i]! + rest[0]!)) continue
+      const negX = occurrences(x, [x[i]!, ...rest]).all
+      const negY = occurrences(y, [x[i]!, ...rest]).all
+      const plainX = occurrences(x, rest).plain
+      const plainY = occurrences(y, rest).plain
+      if (negX > negY && plainY > plainX) return true
     }
   }
   return false
@@ -171,7 +191,7 @@ export function shortFlags(a: string, b: string): ShortFlag[] {
   const na = multiset(a.match(NUMBER) ?? [])
   const nb = multiset(b.match(NUMBER) ?? [])
   if (missingFrom(na, nb) && missingFrom(nb, na)) flags.add('number')
-  if (negates(a, b) || negates(b, a)) flags.add('negation')
+  if (negates(a, b)) flags.add('negation')
   const hunks = diffHunks(a, b)
   let replaced = 0
   let onlyReplacements = hunks.length > 0

@@ -9,7 +9,8 @@
 import { parseArgs } from 'node:util'
 import { Rng } from './prng.js'
 import { judgeShort, variantFold } from './short-oracle.js'
-import { buildShortKinds } from './short-kinds.js'
+import { buildShortKinds } from './short-build.js'
+import type { ShortDoc } from './short-kinds.js'
 import { loadUnihanVariants } from './short-sources.js'
 
 const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, only: { type: 'string' }, pairs: { type: 'string', default: '30' } } })
@@ -20,7 +21,8 @@ const fold = variantFold(loadUnihanVariants(log))
 const show = (s: string): string => JSON.stringify(s.length > 160 ? `${s.slice(0, 160)}…` : s)
 for (const k of buildShortKinds(Number(values.seed), log, only)) {
   const rng = new Rng(Number(values.seed)).fork(`pairs-${k.name}`)
-  const text = (d: (typeof k.docs)[number]): string => d.content
+  // What the oracle compared: the text without known chrome (heading, promo line, page).
+  const text = (d: ShortDoc): string => d.oracle ?? d.content
   // A true duplicate with the earlier member of its group the oracle finds most alike.
   const members = new Map<string, number[]>()
   const dupPairs: [number, number][] = []
@@ -56,11 +58,12 @@ for (const k of buildShortKinds(Number(values.seed), log, only)) {
   console.log(`\n######## ${k.name}: ${pos.length} pairs labelled duplicates, ${neg.length} labelled different (closest other-group text)`)
   for (const [label, list] of [['SAME', pos], ['DIFF', neg]] as const) {
     for (const p of list) {
-      const a = k.docs[p[0]]!
-      const b = k.docs[p[1]]!
+      const a: ShortDoc = k.docs[p[0]]!
+      const b: ShortDoc = k.docs[p[1]]!
       const r = judgeShort(text(a), text(b), fold)
       console.log(`${label} J ${r.jaccard.toFixed(2)} C ${r.containment.toFixed(2)}${r.flags.length > 0 ? ` flags ${r.flags.join(',')}` : ''}  [${a.perturbation} → ${b.perturbation}${b.note === undefined ? '' : `: ${b.note}`}]`)
       console.log(`   ${show(a.content)}\n   ${show(b.content)}`)
+      if (a.oracle !== undefined || b.oracle !== undefined) console.log(`   (oracle compared: ${show(text(a))} / ${show(text(b))})`)
     }
   }
 }

@@ -232,3 +232,17 @@ export function loadUnihanVariants(log: (s: string) => void): string {
   if (existsSync(bz)) return execFileSync('bzip2', ['-dc', bz], { encoding: 'utf8', maxBuffer: 64 << 20 })
   return readFileSync(join(root, 'usr/share/unicode/Unihan_Variants.txt'), 'utf8')
 }
+
+/** Characters with a Unihan kFrequency (1–5: in common use), from Debian's unicode-data. */
+export function loadUnihanInUse(log: (s: string) => void): Set<string> {
+  const root = ensurePackageRoot('unicode-data', log)
+  if (root === null) throw new Error('unicode-data is not available from apt: the short kinds need its Unihan tables')
+  const bz = join(root, 'usr/share/unicode/Unihan_DictionaryLikeData.txt.bz2')
+  const text = existsSync(bz) ? execFileSync('bzip2', ['-dc', bz], { encoding: 'utf8', maxBuffer: 64 << 20 }) : readFileSync(join(root, 'usr/share/unicode/Unihan_DictionaryLikeData.txt'), 'utf8')
+  const out = new Set<string>()
+  for (const line of text.split('\n')) {
+    const [cp, field] = line.split('\t')
+    if (field === 'kFrequency' && cp?.startsWith('U+') === true) out.add(String.fromCodePoint(parseInt(cp.slice(2), 16)))
+  }
+  return out
+}
