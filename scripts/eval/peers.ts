@@ -17,6 +17,20 @@ export const PEERS = [
 const script = join(dirname(fileURLToPath(import.meta.url)), 'minhash_peer.py')
 
 /**
+ * What a newcomer feeds a peer: the text, and for an HTML page its text nodes (scripts and styles
+ * dropped, each tag a line break, the five common entities decoded); the peers have no extractor.
+ * @example textView('<p>甲</p><p>乙</p>') // → '甲\n乙'
+ */
+export function textView(content: string): string {
+  if (!/<(?:html|body|p|div)[\s>]/i.test(content)) return content
+  return content
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/gi, '')
+    .replace(/<[^>]+>/g, '\n')
+    .replace(/&(lt|gt|quot|#39|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e] ?? '')
+    .split('\n').map((l) => l.trim()).filter((l) => l !== '').join('\n')
+}
+
+/**
  * One peer as an EvalSystem (one Python process per run).
  * @example await createPeerSystem(python, PEERS[0]).run(docs)
  */
@@ -40,7 +54,7 @@ export function createPeerSystem(python: string, peer: (typeof PEERS)[number]): 
             return { id: r.id, duplicateOf: r.duplicateOf, clusterId: c }
           }))
         })
-        child.stdin.end(docs.map((d) => JSON.stringify({ id: d.id, content: d.content })).join('\n') + '\n')
+        child.stdin.end(docs.map((d) => JSON.stringify({ id: d.id, content: textView(d.content) })).join('\n') + '\n')
       })
     },
   }

@@ -1,16 +1,17 @@
 /**
- * Builds the short-text kinds' streams (issue 24): `short-kinds.ts`, `short-kinds-more.ts`.
+ * Builds the short-text kinds' streams (issue 24): `short-kinds.ts`, `short-kinds-more.ts`, `short-news.ts`.
  */
 import type { KindStream } from './kinds.js'
 import { Rng } from './prng.js'
 import { variantTable } from './short-edits.js'
 import { descriptionsKind, quotesKind, titlesKind } from './short-kinds-more.js'
+import { newsKind } from './short-news.js'
 import { reviewsKind, uiKind, type ShortContext } from './short-kinds.js'
 import { variantFold } from './short-oracle.js'
 import { loadUnihanInUse, loadUnihanVariants } from './short-sources.js'
 
 /** Names of the short kinds, in run order. */
-export const SHORT_KINDS = ['short-reviews', 'short-quotes', 'short-titles', 'short-descriptions', 'short-ui'] as const
+export const SHORT_KINDS = ['short-reviews', 'short-quotes', 'short-titles', 'short-descriptions', 'short-ui', 'short-news'] as const
 
 const BUILDERS: Record<(typeof SHORT_KINDS)[number], (ctx: ShortContext) => KindStream | null> = {
   'short-reviews': reviewsKind,
@@ -18,6 +19,7 @@ const BUILDERS: Record<(typeof SHORT_KINDS)[number], (ctx: ShortContext) => Kind
   'short-titles': titlesKind,
   'short-descriptions': descriptionsKind,
   'short-ui': uiKind,
+  'short-news': newsKind,
 }
 
 /**
