@@ -1,13 +1,14 @@
 """A peer for the short-text kinds: datasketch MinHashLSH, as a newcomer would use it.
 
 Reads JSON lines {"id", "content"} on stdin (stream order), writes one JSON line per document
-{"id", "duplicateOf"}: for each document the LSH index is queried; the candidate with the highest
-estimated Jaccard (ties: the earliest) is its original, or none when the query is empty. Every
-document is then inserted. Shingles (--shingles):
+{"id", "<peer>": duplicateOf, ...}: for each peer (--peer shingles:threshold, repeatable; one
+process for all, so Python and jieba start once) its LSH index is queried; the candidate with the
+highest estimated Jaccard (ties: the earliest) is the document's original, or none when the query
+is empty. Every document is then inserted. Shingles:
   word3  jieba.lcut (HMM on) of the text, whitespace tokens dropped, word 3-grams (fewer than 3
          words: the words joined as one shingle)
   char5  lower-cased text without whitespace, character 5-grams (shorter: the whole text)
-  python minhash_peer.py --shingles word3 --threshold 0.5 [--num-perm 128]
+  python minhash_peer.py --peer word3:0.5 --peer char5:0.7 [--num-perm 128]
 """
 import argparse
 import json
@@ -32,30 +33,36 @@ def shingles(text: str, kind: str) -> set:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shingles", choices=["word3", "char5"], required=True)
-    ap.add_argument("--threshold", type=float, required=True)
+    ap.add_argument("--peer", action="append", required=True, help="shingles:threshold, e.g. word3:0.5")
     ap.add_argument("--num-perm", type=int, default=128)
     args = ap.parse_args()
     jieba.setLogLevel(logging.WARNING)
-    lsh = MinHashLSH(threshold=args.threshold, num_perm=args.num_perm)
+    peers = []
+    for p in args.peer:
+        kind, threshold = p.split(":")
+        if kind not in ("word3", "char5"):
+            raise SystemExit(f"--peer: unknown shingles {kind}")
+        peers.append((p, kind, MinHashLSH(threshold=float(threshold), num_perm=args.num_perm), {}))
     order = {}
-    sketches = {}
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():
             continue
         doc = json.loads(line)
-        m = MinHash(num_perm=args.num_perm)
-        m.update_batch([s.encode("utf8") for s in shingles(doc["content"], args.shingles)])
-        best = None
-        for c in lsh.query(m):
-            key = (m.jaccard(sketches[c]), -order[c])
-            if best is None or key > best[0]:
-                best = (key, c)
-        out.write(json.dumps({"id": doc["id"], "duplicateOf": None if best is None else best[1]}, ensure_ascii=False) + "\n")
+        row = {"id": doc["id"]}
+        for name, kind, lsh, sketches in peers:
+            m = MinHash(num_perm=args.num_perm)
+            m.update_batch([s.encode("utf8") for s in shingles(doc["content"], kind)])
+            best = None
+            for c in lsh.query(m):
+                key = (m.jaccard(sketches[c]), -order[c])
+                if best is None or key > best[0]:
+                    best = (key, c)
+            row[name] = None if best is None else best[1]
+            sketches[doc["id"]] = m
+            lsh.insert(doc["id"], m)
         order[doc["id"]] = len(order)
-        sketches[doc["id"]] = m
-        lsh.insert(doc["id"], m)
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { EvalDecision, EvalSystem } from './systems.js'
+import type { EvalDecision, EvalDoc } from './systems.js'
 
 /** The peers: name, shingles, LSH threshold. */
 export const PEERS = [
@@ -30,32 +30,35 @@ export function textView(content: string): string {
     .split('\n').map((l) => l.trim()).filter((l) => l !== '').join('\n')
 }
 
+/** `word3:0.5`: how minhash_peer.py names a peer. */
+const key = (peer: (typeof PEERS)[number]): string => `${peer.shingles}:${peer.threshold}`
+
 /**
- * One peer as an EvalSystem (one Python process per run).
- * @example await createPeerSystem(python, PEERS[0]).run(docs)
+ * Runs every peer on `docs` in one Python process (Python, datasketch and jieba start once) and
+ * returns each peer's decisions, by peer name.
+ * @example (await runPeers(python, docs)).get('minhash-word3@0.5') // one decision per doc
  */
-export function createPeerSystem(python: string, peer: (typeof PEERS)[number]): EvalSystem {
-  return {
-    name: peer.name,
-    run(docs) {
-      return new Promise<EvalDecision[]>((resolve, reject) => {
-        const child = spawn(python, [script, '--shingles', peer.shingles, '--threshold', String(peer.threshold)], { stdio: ['pipe', 'pipe', 'inherit'] })
-        let out = ''
-        child.stdout.setEncoding('utf8')
-        child.stdout.on('data', (s: string) => (out += s))
-        child.on('error', reject)
-        child.on('close', (code) => {
-          if (code !== 0) return reject(new Error(`minhash_peer.py (${peer.name}) exited with ${code}`))
-          const rows = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; duplicateOf: string | null })
-          const cluster = new Map<string, string>()
-          resolve(rows.map((r) => {
-            const c = r.duplicateOf === null ? r.id : (cluster.get(r.duplicateOf) ?? r.duplicateOf)
-            cluster.set(r.id, c)
-            return { id: r.id, duplicateOf: r.duplicateOf, clusterId: c }
-          }))
-        })
-        child.stdin.end(docs.map((d) => JSON.stringify({ id: d.id, content: textView(d.content) })).join('\n') + '\n')
-      })
-    },
-  }
+export function runPeers(python: string, docs: readonly EvalDoc[]): Promise<Map<string, EvalDecision[]>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, [script, ...PEERS.flatMap((p) => ['--peer', key(p)])], { stdio: ['pipe', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (s: string) => (out += s))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`minhash_peer.py exited with ${code}`))
+      const rows = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, string | null>)
+      resolve(new Map(PEERS.map((p) => {
+        const cluster = new Map<string, string>()
+        return [p.name, rows.map((r) => {
+          const id = r.id!
+          const of = r[key(p)] ?? null
+          const c = of === null ? id : (cluster.get(of) ?? of)
+          cluster.set(id, c)
+          return { id, duplicateOf: of, clusterId: c }
+        })]
+      })))
+    })
+    child.stdin.end(docs.map((d) => JSON.stringify({ id: d.id, content: textView(d.content) })).join('\n') + '\n')
+  })
 }
