@@ -7,6 +7,7 @@
  * near-homographs of the Unihan table: 峰/峯, 着/著, 回/迴). Negatives: a negation inserted or
  * removed (推荐 → 不推荐), a number changed (1.2% → 2.1%).
  */
+import { cut } from 'jieba-wasm'
 import { AD_LINES } from './perturb.js'
 import { punctuationVariant } from './shorts.js'
 import type { Rng } from './prng.js'
@@ -110,25 +111,27 @@ export function variantChars(text: string, table: VariantTable, rng: Rng): Edit 
   return { text: chars.join(''), note: `variants ${notes.join(' ')}` }
 }
 
-/** Words a negation flips; the first found (without a 不 before it) gets one, or loses it. */
-const NEGATABLE = ['喜欢', '推荐', '满意', '值得', '方便', '干净', '舒服', '合适', '好用', '划算', '安静', '热情', '清楚', '稳定', '支持', '同意', '可以', '需要', '应该', '愿意', '知道', '一样', '重要', '容易', '能', '会', '是']
+/** Words a negation flips (whole jieba words only: 能 in 功能 is not one). */
+const NEGATABLE = new Set(['喜欢', '推荐', '满意', '值得', '方便', '干净', '舒服', '合适', '好用', '划算', '安静', '热情', '清楚', '稳定', '支持', '同意', '可以', '需要', '应该', '愿意', '知道', '一样', '重要', '容易', '能', '会', '是', '有', '好'])
 
 /**
- * A negation inserted or removed: 推荐 → 不推荐, 不推荐 → 推荐, 很好 → 不好, 有 → 没有 (a hard
- * negative: the meaning flips). Null when no word of the list is there.
+ * A negation inserted or removed on a whole word (jieba, HMM off): 推荐 → 不推荐, 不推荐 → 推荐,
+ * 很好 → 不好, 有 → 没有 (a hard negative: the meaning flips). Null when no such word is there.
  */
 export function flipNegation(text: string, rng: Rng): Edit | null {
+  const words = cut(text, false)
   const options: Edit[] = []
-  for (const w of NEGATABLE) {
-    const neg = text.indexOf(`不${w}`)
-    if (neg >= 0) options.push({ text: text.slice(0, neg) + text.slice(neg + 1), note: `不${w}→${w}` })
-    const pos = text.indexOf(w)
-    if (pos >= 0 && text[pos - 1] !== '不' && text[pos - 1] !== '没') options.push({ text: `${text.slice(0, pos)}不${text.slice(pos)}`, note: `${w}→不${w}` })
-  }
-  const good = text.indexOf('很好')
-  if (good >= 0) options.push({ text: `${text.slice(0, good)}不好${text.slice(good + 2)}`, note: '很好→不好' })
-  const have = /(?<![没拥具所只还])有/u.exec(text)
-  if (have !== null) options.push({ text: `${text.slice(0, have.index)}没${text.slice(have.index)}`, note: '有→没有' })
+  words.forEach((w, i) => {
+    const before = words.slice(0, i).join('')
+    const after = words.slice(i + 1).join('')
+    const prev = words[i - 1]
+    if (NEGATABLE.has(w) && prev !== '不' && prev !== '没' && prev !== '很') {
+      options.push({ text: `${before}${w === '有' ? '没' : '不'}${w}${after}`, note: `${w}→${w === '有' ? '没' : '不'}${w}` })
+    }
+    if ((w === '不' || w === '没') && NEGATABLE.has(words[i + 1] ?? '')) options.push({ text: before + after, note: `${w}${words[i + 1]}→${words[i + 1]}` })
+    if (w.length === 3 && w.startsWith('不') && NEGATABLE.has(w.slice(1))) options.push({ text: `${before}${w.slice(1)}${after}`, note: `${w}→${w.slice(1)}` })
+    if (w === '很好') options.push({ text: `${before}不好${after}`, note: '很好→不好' })
+  })
   return options.length === 0 ? null : rng.pick(options.slice(0, 3))
 }
 

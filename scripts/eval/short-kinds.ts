@@ -136,7 +136,8 @@ export function deriveShort(drafts: ShortDraft[], n: number, ctx: ShortContext, 
     const [label, make] = /[0-9０-９]/u.test(src.content) && rng.next() < 0.6 ? negs[1]! : negs[0]!
     const e = make(src.content) ?? (label === 'neg-negation' ? negs[1]![1](src.content) : null)
     if (e === null) continue
-    const d: ShortDraft = { content: e.text, label, source: i, note: e.note }
+    // The label says what was done (a number, when no negatable word was there).
+    const d: ShortDraft = { content: e.text, label: /^(number|numeral)/.test(e.note) ? 'neg-number' : 'neg-negation', source: i, note: e.note }
     if (src.bucket !== undefined) d.bucket = src.bucket
     drafts.push(d)
   }

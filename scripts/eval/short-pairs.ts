@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util'
 import { Rng } from './prng.js'
-import { judgeShort, variantFold } from './short-oracle.js'
+import { foldShort, judgeShort, variantFold } from './short-oracle.js'
 import { buildShortKinds } from './short-build.js'
 import type { ShortDoc } from './short-kinds.js'
 import { loadUnihanVariants } from './short-sources.js'
@@ -43,12 +43,18 @@ for (const k of buildShortKinds(Number(values.seed), log, only)) {
   const negPairs: [number, number, number][] = []
   const negLabelled = k.docs.map((d, i) => [d, i] as const).filter(([d]) => d.perturbation.startsWith('neg-'))
   const probe = [...rng.sample(negLabelled.map(([, i]) => i), Math.ceil(n / 6)), ...rng.sample(k.docs.map((_, i) => i), 300)]
+  // Folded bigram sets once per document; the closest candidate by Jaccard or containment.
+  const sets = k.docs.map((d) => {
+    const f = Array.from(foldShort(text(d), fold))
+    return new Set(f.length < 2 ? [f.join('')] : f.slice(1).map((c, i) => f[i]! + c))
+  })
   for (const i of probe) {
     let best: [number, number] | null = null
     for (let j = 0; j < i; j++) {
       if (k.docs[j]!.group === k.docs[i]!.group) continue
-      const r = judgeShort(text(k.docs[j]!), text(k.docs[i]!), fold)
-      const score = Math.max(r.jaccard, r.containment * 0.8)
+      let o = 0
+      for (const b of sets[i]!) if (sets[j]!.has(b)) o++
+      const score = Math.max(o / (sets[i]!.size + sets[j]!.size - o), (0.8 * o) / Math.max(1, Math.min(sets[i]!.size, sets[j]!.size)))
       if (best === null || score > best[1]) best = [j, score]
     }
     if (best !== null && best[1] >= 0.3) negPairs.push([best[0], i, best[1]])
