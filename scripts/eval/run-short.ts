@@ -44,13 +44,13 @@ function printDetails(k: KindStream, r: ShortResult): void {
 export function printShortTable(results: readonly ShortResult[]): void {
   const systems = [...new Set(results.map((r) => r.system))]
   console.log('\n=== short-text kinds: P / R / F1 (%)')
-  console.log(`  ${'kind'.padEnd(16)} ${systems.map((s) => s.padStart(22)).join(' ')}`)
+  console.log(`  ${'kind'.padEnd(18)} ${systems.map((s) => s.padStart(22)).join(' ')}`)
   for (const kind of [...new Set(results.map((r) => r.kind))]) {
     const cells = systems.map((s) => {
       const m = results.find((r) => r.kind === kind && r.system === s)?.metrics
       return (m === undefined ? '-' : `${pct(m.precision)} / ${pct(m.recall)} / ${pct(m.f1)}`).padStart(22)
     })
-    console.log(`  ${kind.padEnd(16)} ${cells.join(' ')}`)
+    console.log(`  ${kind.padEnd(18)} ${cells.join(' ')}`)
   }
 }
 
