@@ -197,16 +197,32 @@ export function uiKind(ctx: ShortContext): KindStream {
   for (const s of usable) byId.set(s.msgid, (byId.get(s.msgid) ?? new Set()).add(clean(s.msgstr)))
   const shared = [...byId].filter(([, v]) => v.size > 1)
   const seen = new Set<string>()
-  const originals: { text: string; from: string }[] = []
+  const originals: { text: string; from: string; msgid: string }[] = []
   for (const s of usable) {
     const k = `${s.msgid}\u0000${clean(s.msgstr)}`
     if (seen.has(k) || (byId.get(s.msgid)?.size ?? 0) < 2) continue
     seen.add(k)
-    originals.push({ text: clean(s.msgstr), from: s.from })
+    originals.push({ text: clean(s.msgstr), from: s.from, msgid: s.msgid })
   }
   const rest = usable.filter((s) => !seen.has(`${s.msgid}\u0000${clean(s.msgstr)}`) && clean(s.msgstr) !== '')
   const restUnique = [...new Map(rest.map((s) => [`${s.msgid}\u0000${clean(s.msgstr)}`, s])).values()]
-  for (const s of rng.sample(restUnique, 2500 - originals.length)) originals.push({ text: clean(s.msgstr), from: s.from })
+  for (const s of rng.sample(restUnique, 2500 - originals.length)) originals.push({ text: clean(s.msgstr), from: s.from, msgid: s.msgid })
+  // A second truth for label quality: the English message each string translates.
+  const { groups: og } = shortGroups(originals.map((o) => o.text), ctx.fold)
+  let sameGroup = 0
+  let sameGroupSameId = 0
+  let sameId = 0
+  let sameIdSameGroup = 0
+  for (let a = 0; a < originals.length; a++) {
+    for (let b = a + 1; b < originals.length; b++) {
+      const g = og[a] === og[b]
+      const m = originals[a]!.msgid === originals[b]!.msgid
+      if (g) sameGroup++
+      if (g && m) sameGroupSameId++
+      if (m) sameId++
+      if (m && g) sameIdSameGroup++
+    }
+  }
   const drafts: ShortDraft[] = originals.map((o) => ({ content: o.text, label: 'ui-string', bucket: lengthBucket(o.text), note: o.from }))
   deriveShort(drafts, drafts.length, ctx, 500, 200, [
     ['punct-width', (t, r) => punctWidth(t, r)],
@@ -214,6 +230,7 @@ export function uiKind(ctx: ShortContext): KindStream {
   ])
   return finishShort('short-ui', drafts, ctx, [
     `${originals.length} zh_CN UI strings (≤ 80 characters) of ${packages.length} Debian packages' catalogues; ${shared.length} English messages translated differently by several catalogues, all their translations included`,
+    `labels against the English messages: of ${sameGroup} pairs of originals the oracle puts in one group, ${sameGroupSameId} translate the same message; of ${sameId} pairs translating the same message, the oracle puts ${sameIdSameGroup} in one group`,
   ])
 }
 
