@@ -3,7 +3,10 @@
  * seed-style baseline on it, and prints precision, recall, F1, recall per perturbation and per
  * length bucket, false positives per category (with examples) and throughput.
  *
- *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only] [--only real-html,terminal,…] [--url-resemblance X]
+ *   npx tsx scripts/eval/run.ts [--seed N] [--limit N] [--json out.json] [--system simdup|baseline] [--kinds all|none|only] [--only main,real-html,terminal,short-ui,…] [--peers all|none] [--url-resemblance X]
+ *
+ * `--only` runs only the named streams (the main stream only when `main` is named); the short-text
+ * kinds (`short-kinds.ts`) are scored with the MinHash LSH peers beside simdup unless `--peers none`.
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -16,6 +19,8 @@ import { computeMetrics, type EvalMetrics } from './metrics.js'
 import { evalRealHtml } from './real-html-run.js'
 import type { EvalSystem } from './systems.js'
 import { runKinds } from './run-kinds.js'
+import { runShortKinds, type ShortResult } from './run-short.js'
+import { SHORT_KINDS } from './short-build.js'
 
 interface SystemResult {
   name: string
@@ -107,8 +112,10 @@ async function main(): Promise<void> {
       kinds: { type: 'string', default: 'all' },
       only: { type: 'string' },
       'url-resemblance': { type: 'string' },
+      peers: { type: 'string', default: 'all' },
     },
   })
+  if (!['all', 'none'].includes(values.peers)) throw new Error(`--peers must be all or none, got ${values.peers}`)
   const seed = Number(values.seed)
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${values.seed}`)
   const limit = values.limit === undefined ? Infinity : Number(values.limit)
@@ -120,12 +127,14 @@ async function main(): Promise<void> {
   const only = values.only === undefined ? undefined : new Set(values.only.split(',').map((x) => x.trim()))
   const log = (s: string): void => console.error(s)
 
+  const mainStream = values.kinds !== 'only' && (only === undefined || only.has('main'))
   const corpus = await loadCorpus({ log })
   const t0 = performance.now()
-  const dataset = buildDataset(corpus, { seed })
+  // Without the main stream (`--only` not naming it), an empty one: nothing of it is built or run.
+  const dataset: Dataset = mainStream ? buildDataset(corpus, { seed }) : { seed, docs: [], composition: {}, facts: {}, options: {} } as unknown as Dataset
   const buildMs = performance.now() - t0
   if (Number.isFinite(limit)) dataset.docs = dataset.docs.slice(0, limit)
-  printDataset(dataset, buildMs)
+  if (mainStream) printDataset(dataset, buildMs)
   const evalDocs = toEvalDocs(dataset.docs)
   const chars = evalDocs.reduce((a, d) => a + d.content.length, 0)
 
@@ -136,7 +145,7 @@ async function main(): Promise<void> {
   if (values.system !== 'simdup') factories.push(['baseline', async () => createBaselineSystem()])
 
   const results: SystemResult[] = []
-  for (const [, factory] of values.kinds === 'only' ? [] : factories) {
+  for (const [, factory] of mainStream ? factories : []) {
     const i0 = performance.now()
     const system = await factory()
     if (system === null) continue
@@ -161,6 +170,8 @@ async function main(): Promise<void> {
   // Kind (a): raw HTML pages with real site chrome, a stream of its own (real-html.ts).
   const realHtml = values.kinds === 'none' || (only !== undefined && !only.has('real-html')) ? [] : await evalRealHtml(factories.map(([, f]) => f), { seed, log })
   // Kinds (b)–(d) (issue 15): simdup only, each its own stream; overall = main + every kind.
+  // The short-text kinds (issue 24) first, with the peers beside simdup.
+  let short: ShortResult[] = []
   if (values.kinds !== 'none' && values.system !== 'baseline') {
     const streams = [
       ...results.filter((r) => r.name === 'simdup').map((r) => ({ name: 'main', metrics: r.metrics })),
@@ -169,7 +180,15 @@ async function main(): Promise<void> {
     ]
     const oldSites = realHtml.find((r) => r.name === 'simdup' && r.stream === 'old-sites')
     if (oldSites !== undefined) console.log(`\nkind (a) on the old sites only (LibreOffice help + Debian Reference, as before the extra sites): P ${pct(oldSites.metrics.precision)}  R ${pct(oldSites.metrics.recall)}`)
-    await runKinds(corpus, seed, async () => (await loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance }))!, log, streams, only)
+    const makeSimdup = async (): Promise<EvalSystem> => (await loadSimdup(log, urlMinResemblance === undefined ? {} : { urlMinResemblance }))!
+    const shortOnly = only === undefined ? undefined : new Set([...only].filter((k) => (SHORT_KINDS as readonly string[]).includes(k)))
+    if (only === undefined || shortOnly!.size > 0) {
+      short = await runShortKinds(seed, makeSimdup, log, { ...(shortOnly === undefined ? {} : { only: shortOnly }), peers: values.peers === 'all' })
+      streams.push(...short.filter((r) => r.system === 'simdup').map((r) => ({ name: r.kind, metrics: r.metrics })))
+    }
+    if (only === undefined || [...only].some((k) => !(SHORT_KINDS as readonly string[]).includes(k) && k !== 'main' && k !== 'real-html')) {
+      await runKinds(corpus, seed, makeSimdup, log, streams, only)
+    }
   }
 
   if (values.json !== undefined) {
@@ -182,6 +201,7 @@ async function main(): Promise<void> {
       datasetBuildMs: buildMs,
       systems: results,
       realHtml,
+      short,
     }, null, 2))
     log(`wrote ${values.json}`)
   }
