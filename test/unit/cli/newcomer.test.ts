@@ -1,0 +1,93 @@
+// What a newcomer trips on (issue 29): progress that tells the truth, messages that name the
+// cause, counts by the rule that decided. Each test failed on the code before its fix.
+import { describe, expect, test, beforeAll } from 'vitest'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { run } from '../../../src/cli/main.js'
+import { createProgress } from '../../../src/cli/progress.js'
+import { fakeIO } from '../../helpers/cli.js'
+import { ARTICLE_A } from '../../fixtures/articles.js'
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'simdup-newcomer-'))
+})
+
+const lines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+const cli = async (args: string[], stdin = '', isTTY = false) => {
+  const f = fakeIO(dir, stdin, isTTY)
+  const code = await run(args, f.io)
+  return { code, stdout: f.stdout(), stderr: f.stderr() }
+}
+
+describe('29.1 progress and ETA', () => {
+  test('the percentage counts decided lines, not lines read ahead', async () => {
+    // 3,000 lines of one size: the whole file is read at once (1 MiB chunks), decided 100 at a time.
+    const n = 3000
+    writeFileSync(join(dir, 'many.jsonl'), Array.from({ length: n }, (_, i) => JSON.stringify({ id: `d${String(i).padStart(5, '0')}`, content: `第${String(i).padStart(5, '0')}号文件：这是一段用来测试进度显示的中文内容。` })).join('\n') + '\n')
+    const r = await cli(['index', 'many.jsonl', '--store', 'many', '--out', 'many.out.jsonl', '--batch', '100'], '', true)
+    expect(r.code).toBe(0)
+    const draws = [...r.stderr.matchAll(/\] (\d+\.\d)% indexed ([\d,]+) docs/g)].map((m) => [Number(m[1]), Number(m[2]!.replace(/,/g, ''))] as const)
+    expect(draws.length).toBeGreaterThan(0)
+    for (const [pct, docs] of draws) expect(Math.abs(pct - (100 * docs) / n)).toBeLessThan(2)
+  })
+
+  test('an ETA at the start is marked unsure; with no progress yet it says so instead of "?"', () => {
+    let out = ''
+    let now = 0
+    const p = createProgress({ write: (t) => (out += t), isTTY: true, total: 100, now: () => now })
+    now = 150
+    p.update(0, 0)
+    expect(out).toMatch(/ETA unknown \(estimating\)$/)
+    expect(out).not.toMatch(/ETA \?/)
+    now = 2000
+    p.update(5, 5)
+    expect(out).toMatch(/ETA 38s \(unsure: early\)$/)
+  })
+
+  test('a rate that changes makes the ETA unsure; a steady one does not', () => {
+    let out = ''
+    let now = 0
+    const steady = createProgress({ write: (t) => (out += t), isTTY: true, total: 1000, now: () => now })
+    for (now = 1000; now <= 60_000; now += 1000) steady.update(now / 100, now / 100)
+    expect(out).toMatch(/60\.0% indexed 600 docs, 10 docs\/s, ETA 40s$/)
+    out = ''
+    const slowing = createProgress({ write: (t) => (out += t), isTTY: true, total: 1000, now: () => now })
+    // 10/s for 60 s, then 1/s for 60 s: the last window's rate is far from the whole run's.
+    for (now = 1000; now <= 60_000; now += 1000) slowing.update(now / 100, now / 100)
+    for (now = 61_000; now <= 120_000; now += 1000) slowing.update(600 + (now - 60_000) / 1000, 0)
+    expect(out).toMatch(/ETA 5m40s \(unsure: rate changing\)$/)
+  })
+})
+
+describe('29.5 inputs that are not what they seem', () => {
+  test('an empty input is not a silent success: a warning says nothing was decided', async () => {
+    writeFileSync(join(dir, 'empty.jsonl'), '')
+    const r = await cli(['index', 'empty.jsonl', '--store', 'empty', '--out', 'empty.out.jsonl'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/warning: empty\.jsonl has no lines to index/)
+  })
+
+  test('a line over the size limit keeps its id and its start in the decision and the rejects file', async () => {
+    const big = JSON.stringify({ id: 'huge-1', title: '大文件', content: '很长的内容。'.repeat(1_500_000) })
+    expect(Buffer.byteLength(big)).toBeGreaterThan(8 * 2 ** 20)
+    writeFileSync(join(dir, 'big.jsonl'), JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n' + big + '\n')
+    const r = await cli(['index', 'big.jsonl', '--store', 'big', '--out', 'big.out.jsonl', '--quiet'])
+    expect(r.code).toBe(0)
+    const d = lines(readFileSync(join(dir, 'big.out.jsonl'), 'utf8'))
+    expect(d[1]).toMatchObject({ id: 'huge-1', line: 2, status: 'rejected' })
+    expect(d[1]!.reason).toMatch(/longer than the limit/)
+    const rej = lines(readFileSync(join(dir, 'big.out.rejects.jsonl'), 'utf8'))
+    expect(rej[0]).toMatchObject({ line: 2, id: 'huge-1' })
+    expect(rej[0]!.raw).toMatch(/^\{"id":"huge-1","title":"大文件","content":"很长的内容。/)
+  })
+
+  test('a CSV stops after the first lines, before a rejected decision per line', async () => {
+    writeFileSync(join(dir, 'long.csv'), 'id,content\n' + Array.from({ length: 300 }, (_, i) => `${i},第${i}行`).join('\n') + '\n')
+    const r = await cli(['index', 'long.csv', '--store', 'longcsv'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/stopped at line 20: the first 20 lines of long\.csv are not JSON objects: expected JSONL/)
+    expect(r.stdout).toBe('')
+  })
+})
