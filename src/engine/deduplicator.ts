@@ -205,7 +205,7 @@ export class Deduplicator {
         return rejected(d.id, d.line, `store did not write the document: ${error.message}`)
       }
       const match = matchOf.get(item.doc) ?? null
-      this.stats.decide(match === null ? null : match.layer)
+      this.stats.decide(match === null ? null : match.layer, match === null ? null : match.rule)
       const supersedes = supersedesOf.get(item.doc)
       return {
         ...(supersedes === undefined ? {} : { supersedes }),

@@ -9,6 +9,7 @@ import { InputError, OutputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { openOutputFile, type OutputFile } from '../output-file.js'
 import { createProgress, formatSeconds } from '../progress.js'
+import { decidedBy } from '../summary.js'
 import { INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
@@ -368,7 +369,7 @@ export function autoWorkers(inputBytes: number | undefined, cores: number): numb
 /** The end-of-run summary. */
 export function formatSummary(s: DedupStatsSnapshot, seconds: number, threads = 1): string {
   const rate = seconds > 0 ? Math.round(s.docs / seconds) : 0
-  const layers = (Object.entries(s.byLayer) as [string, number][]).filter(([, n]) => n > 0).map(([l, n]) => `${l} ${n}`).join(', ')
+  const layers = decidedBy(s.byLayer, s.byRule)
   return [
     `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}`,
     `${formatSeconds(seconds)} elapsed, ${rate} docs/s, ${threads > 1 ? `${threads} workers` : 'in-process (no workers)'}`,

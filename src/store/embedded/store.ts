@@ -465,6 +465,12 @@ export class MemoryStore implements FingerprintStore {
     return this.tables.members(clusterId, limit).map((row) => this.tables.record(row))
   }
 
+  async clusterSize(clusterId: string): Promise<number> {
+    this.checkOpen()
+    if (typeof clusterId !== 'string') throw new DedupError('INVALID_OPTION', `Expected \`clusterId\` to be a string, got ${describeValue(clusterId)}.`)
+    return this.tables.members(clusterId, Number.MAX_SAFE_INTEGER).length
+  }
+
   async delete(ids: readonly string[]): Promise<void> {
     this.checkWritable()
     const unique = [...new Set(checkIds(ids))].filter((id) => id.length > 0)

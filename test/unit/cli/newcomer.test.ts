@@ -91,3 +91,46 @@ describe('29.5 inputs that are not what they seem', () => {
     expect(r.stdout).toBe('')
   })
 })
+
+describe('29.3 / 29.4 what decided, and how many', () => {
+  let decisions: Record<string, unknown>[]
+  let summary: string
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'news.jsonl'), readFileSync(new URL('../../../examples/news.jsonl', import.meta.url)))
+    const r = await cli(['index', 'news.jsonl', '--store', 'news', '--out', 'news.out.jsonl'])
+    expect(r.code).toBe(0)
+    summary = r.stderr
+    decisions = lines(readFileSync(join(dir, 'news.out.jsonl'), 'utf8'))
+  })
+
+  test('the summary counts duplicates by the rule that decided them, as the decisions name it', () => {
+    const counts = new Map<string, number>()
+    for (const d of decisions) {
+      if (d.status !== 'duplicate') continue
+      const by = (d.layer === 'simhash' ? d.rule : d.layer) as string
+      counts.set(by, (counts.get(by) ?? 0) + 1)
+    }
+    expect(counts.get('minhash')).toBeGreaterThan(0)
+    const shown = /duplicates \d+ \(([^)]*)\)/.exec(summary)![1]!
+    expect(new Map(shown.split(', ').map((p) => [p.split(' ')[0]!, Number(p.split(' ')[1])]))).toEqual(counts)
+  })
+
+  test('cluster shows each near-duplicate member\'s rule and resemblance', async () => {
+    const m = decisions.find((d) => d.rule === 'minhash')!
+    const r = await cli(['cluster', m.id as string, '--store', 'news'])
+    expect(r.code).toBe(0)
+    const row = r.stdout.split('\n').find((l) => l.includes(` ${m.id as string} `))!
+    expect(row).toMatch(new RegExp(`minhash ${(m.resemblance as number).toFixed(2)} +dup of ${m.duplicate_of as string}`))
+  })
+
+  test('cluster prints the cluster\'s size and how many members it shows', async () => {
+    const sizes = new Map<string, number>()
+    for (const d of decisions) if (d.cluster_id !== null) sizes.set(d.cluster_id as string, (sizes.get(d.cluster_id as string) ?? 0) + 1)
+    const [big, n] = [...sizes].sort((a, b) => b[1] - a[1])[0]!
+    expect(n).toBeGreaterThan(2)
+    const r = await cli(['cluster', big, '--store', 'news', '--limit', '2'])
+    expect(r.stdout).toMatch(new RegExp(`^cluster ${big}: ${n} member\\(s\\), showing 2 `))
+    const j = JSON.parse((await cli(['cluster', big, '--store', 'news', '--limit', '2', '--json'])).stdout) as { size: number; shown: number }
+    expect([j.size, j.shown]).toEqual([n, 2])
+  })
+})
