@@ -31,8 +31,8 @@ prefer them to credentials as arguments, which other users see in \`ps\`).
 Exit codes: 0 done, 1 failed (store request failed, store corrupt, output not writable), 2 usage
 or input error (bad flag, unreadable input, every input line rejected, an id not in the store),
 3 conflict (held by another process, or the target exists), 4 store unavailable (retry later),
-5 version mismatch (written by another simdup), 130 stopped by Ctrl-C (index, reindex: run again
-to continue). The error codes behind each: docs/CLI.md, "Exit codes".
+5 version mismatch (written by another simdup), 130 stopped by Ctrl-C (index --resume, reindex:
+run again to continue). The error codes behind each: docs/CLI.md, "Exit codes".
 `
 
 /**

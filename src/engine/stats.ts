@@ -11,6 +11,8 @@ export interface DedupStatsSnapshot {
   rejected: number
   /** New clusters (= unique documents). */
   clusters: number
+  /** Documents (counted above too) whose decision was rebuilt from the store (`resume`), not made again. */
+  resumed: number
 }
 
 /** Mutable counters, updated per decision. */
@@ -18,6 +20,7 @@ export class DedupStats {
   private docs = 0
   private unique = 0
   private rejected = 0
+  resumed = 0
   private readonly byLayer: Record<Layer, number> = { url: 0, exact: 0, simhash: 0, title: 0 }
   private readonly byRule: Record<Rule, number> = { simhash: 0, 'short-text': 0, minhash: 0 }
 
@@ -37,6 +40,6 @@ export class DedupStats {
 
   snapshot(): DedupStatsSnapshot {
     const duplicates = this.byLayer.url + this.byLayer.exact + this.byLayer.simhash + this.byLayer.title
-    return { docs: this.docs, unique: this.unique, duplicates, byLayer: { ...this.byLayer }, byRule: { ...this.byRule }, rejected: this.rejected, clusters: this.unique }
+    return { docs: this.docs, unique: this.unique, duplicates, byLayer: { ...this.byLayer }, byRule: { ...this.byRule }, rejected: this.rejected, clusters: this.unique, resumed: this.resumed }
   }
 }

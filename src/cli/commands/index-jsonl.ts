@@ -67,13 +67,18 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --workers N|auto   worker threads for parsing + fingerprinting: ${OPTION_LIMITS.workers.min} to ${OPTION_LIMITS.workers.max}, or auto (the
                      default): one per core, up to 4, for an input file of 32 MB or more, else
                      none (in-process): each worker loads its own dictionaries
+  --resume           continue a stopped or killed run: a line whose id is stored with the
+                     same content (and whose stored match still verifies) is not decided
+                     again; its decision is rebuilt from the store, so the output equals a
+                     clean run's. Give the run's own settings: stored unique lines stay unique
   --quiet            no progress, no summary (errors are still printed)
 ${ANALYZER_HELP}
 ${STORE_HELP}
 ${INDEX_LAYOUT_HELP}
 
 Ctrl-C (or SIGTERM) stops after the batches in flight: the output files hold whole lines, every
-decision in them is stored, exit 130; a second Ctrl-C kills the run at once.
+decision in them is stored, exit 130; a second Ctrl-C kills the run at once. Run the same
+command with --resume to do the rest.
 
 Exit codes: 0 done (some lines may be rejected), 2 usage error, unreadable input, or every
 line rejected (not JSONL?), 3 the store is held by another process, 4 store unavailable, 5 the
@@ -92,6 +97,7 @@ const FLAGS = {
   'no-exact': { type: 'boolean' },
   'no-minhash': { type: 'boolean' },
   'no-templates': { type: 'boolean' },
+  resume: { type: 'boolean' },
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
   blocks: { type: 'string' },
@@ -199,6 +205,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         ...(blockScheme === undefined ? {} : { blockScheme }),
         minhash: values['no-minhash'] !== true,
         templates: values['no-templates'] !== true,
+        resume: values.resume === true,
         analyzer,
         layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
         ...(windowMs === undefined ? {} : { windowMs }),
@@ -264,7 +271,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       io.stderr.write(formatSummary(summary, progress.elapsedSeconds(), threads) + where + '\n')
     }
     if (job.stopped) {
-      io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run again to do the rest (re-indexed ids are updated)\n`)
+      io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run the same command with --resume to do the rest (the lines already stored are not decided again)\n`)
       return 130
     }
     if (summary.docs === 0) {
@@ -371,7 +378,8 @@ export function formatSummary(s: DedupStatsSnapshot, seconds: number, threads = 
   const rate = seconds > 0 ? Math.round(s.docs / seconds) : 0
   const layers = decidedBy(s.byLayer, s.byRule)
   return [
-    `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}`,
+    `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}` +
+      (s.resumed > 0 ? `  resumed ${s.resumed} (already stored: not decided again)` : ''),
     `${formatSeconds(seconds)} elapsed, ${rate} docs/s, ${threads > 1 ? `${threads} workers` : 'in-process (no workers)'}`,
   ].join('\n')
 }
