@@ -1,5 +1,6 @@
 import { DedupError, type DedupErrorCode } from '../index.js'
 import { InputError, OutputError, UsageError, printable, type CliIO } from './io.js'
+import { closest } from './args.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
 
@@ -54,7 +55,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const command = COMMANDS[name]
   if (command === undefined) {
-    io.stderr.write(`simdup: unknown command \`${printable(name)}\`.\n\n${MAIN_HELP()}`)
+    const near = closest(name, Object.keys(COMMANDS))
+    io.stderr.write(`simdup: unknown command \`${printable(name)}\`.${near === null ? '' : ` Did you mean \`simdup ${near}\`?`}\n\n${MAIN_HELP()}`)
     return 2
   }
   try {
@@ -105,7 +107,8 @@ function report(name: string, err: unknown, io: CliIO): number {
     if (exit !== 0) io.stderr.write(`simdup ${name}: ${err.message}\n`)
   } else if (err instanceof DedupError) {
     // A conflict, a store down, failing, corrupt or of another version: the code, the message, its cause.
-    const cause = err.cause instanceof Error ? `\n  caused by: ${err.cause.message}` : ''
+    // A cause with no message (a 401 to a HEAD request has no body) adds nothing: left out.
+    const cause = err.cause instanceof Error && err.cause.message.trim() !== '' ? `\n  caused by: ${err.cause.message}` : ''
     io.stderr.write(`simdup ${name}: ${err.code}: ${err.message}${cause}\n`)
   } else {
     io.stderr.write(`simdup ${name}: unexpected error\n${(err as Error)?.stack ?? String(err)}\n`)

@@ -20,8 +20,9 @@ cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side
   reconcile: `simdup reconcile [--k ${DEFAULT_K}] [--batch ${OPTION_LIMITS.pageSize.default}] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}\n  --batch N          records per lookup: ${OPTION_LIMITS.pageSize.min} to ${OPTION_LIMITS.pageSize.max} (default ${OPTION_LIMITS.pageSize.default})\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
 
+/** Opens the store for a command; the store must exist (delete, reconcile and the read commands never create one). */
 async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false): Promise<T> {
-  const { store, kind } = await openStoreFromFlags(values, io, { readOnly })
+  const { store, kind } = await openStoreFromFlags(values, io, { readOnly, existing: true })
   try {
     return await fn(store, kind)
   } finally {

@@ -8,6 +8,7 @@ import { UsageError } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { decidedBy } from '../summary.js'
+import { esFlag } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const REINDEX_HELP = `simdup reindex --es URL --source INDEX (--dest INDEX | --in-place) [options]
@@ -99,6 +100,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length > 0) throw new UsageError(`Unexpected argument \`${positionals[0]}\`.`)
   const node = values.es ?? io.env.ES_URL
   if (node === undefined) throw new UsageError('Expected --es URL (or ES_URL): reindex reads and writes Elasticsearch.')
+  esFlag(node, values.es === undefined)
   if (values.source === undefined) throw new UsageError('Expected --source INDEX.')
   if ((values.dest === undefined) === (values['in-place'] !== true)) throw new UsageError('Expected exactly one of --dest INDEX or --in-place.')
   const apiKey = values['es-api-key'] ?? io.env.ES_API_KEY

@@ -132,7 +132,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
         )
       }
       if (cp.done) {
-        log(`checkpoint ${o.checkpointFile} says this job finished at ${cp.updatedAt}; nothing to do (pass restart to run it again)`)
+        // No log line: the result's status says it (the CLI prints it once, in its summary).
         return {
           status: 'already-done', counts: cp.counts, clusters: cp.counts.unique, topClusters: cp.topClusters, total: cp.total, batches: 0,
           elapsedMs: performance.now() - started, docsPerSecond: 0, resumed: null, reader: cp.reader, target: o.target,

@@ -4,7 +4,10 @@ import { describe, expect, test, beforeAll } from 'vitest'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { errors } from '@elastic/elasticsearch'
+import { existsSync } from 'node:fs'
 import { run } from '../../../src/cli/main.js'
+import { Redactor, toStoreError } from '../../../src/elasticsearch/_errors.js'
 import { createProgress } from '../../../src/cli/progress.js'
 import { fakeIO } from '../../helpers/cli.js'
 import { ARTICLE_A } from '../../fixtures/articles.js'
@@ -132,5 +135,43 @@ describe('29.3 / 29.4 what decided, and how many', () => {
     expect(r.stdout).toMatch(new RegExp(`^cluster ${big}: ${n} member\\(s\\), showing 2 `))
     const j = JSON.parse((await cli(['cluster', big, '--store', 'news', '--limit', '2', '--json'])).stdout) as { size: number; shown: number }
     expect([j.size, j.shown]).toEqual([n, 2])
+  })
+})
+
+describe('29.5 a mistyped --store', () => {
+  test('delete and reconcile refuse a store that does not exist instead of creating an empty one', async () => {
+    for (const args of [['delete', 'x1'], ['reconcile']]) {
+      const r = await cli([...args, '--store', 'no-such-store'])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(/There is no simdup store in .*no-such-store: it does not exist/)
+      expect(existsSync(join(dir, 'no-such-store'))).toBe(false)
+    }
+  })
+})
+
+describe('29.6 messages that name the cause', () => {
+  test('a 401 says authentication failed and where credentials go; no empty "caused by"', () => {
+    // What the client throws for a 401 to a HEAD request (indices.exists): no body, an empty message.
+    const unauthorized = new errors.ResponseError({ body: '', statusCode: 401, headers: {}, warnings: null, meta: { attempts: 1 } } as never)
+    const e = toStoreError(unauthorized, { action: 'indices.exists', index: 'news', node: 'http://127.0.0.1:9200' }, new Redactor([]))
+    expect(e.code).toBe('STORE_REQUEST_FAILED')
+    expect(e.message).toMatch(/authentication failed \(status 401\)/)
+    expect(e.message).toMatch(/ES_API_KEY.*ES_USERNAME and ES_PASSWORD/)
+  })
+
+  test('--es without a scheme names the flag and the fix, not the library option', async () => {
+    const r = await cli(['clusters', '--es', '127.0.0.1:9200'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/Expected --es to be an http:\/\/ or https:\/\/ URL .*got `127\.0\.0\.1:9200` \(write `http:\/\/127\.0\.0\.1:9200`/)
+    expect(r.stderr).not.toMatch(/`node`/)
+  })
+
+  test('unknown commands and flags get a "did you mean"', async () => {
+    expect((await cli(['clustr'])).stderr).toMatch(/unknown command `clustr`\. Did you mean `simdup cluster`\?/)
+    expect((await cli(['indx', 'a.jsonl'])).stderr).toMatch(/Did you mean `simdup index`\?/)
+    const r = await cli(['index', 'a.jsonl', '--stor', 'x'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/unknown option `--stor`\. Did you mean `--store`\?/)
+    expect((await cli(['frobnicate'])).stderr).not.toMatch(/Did you mean/)
   })
 })
