@@ -97,7 +97,16 @@ export function exitCodeOf(err: unknown): number {
   return 1
 }
 
+/** Whether `err` is the missing optional peer dependency @elastic/elasticsearch (an embedded-only install). */
+function isClientMissing(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' && /'@elastic\/elasticsearch'/.test((err as Error).message)
+}
+
 function report(name: string, err: unknown, io: CliIO): number {
+  if (isClientMissing(err)) {
+    io.stderr.write(`simdup ${name}: Elasticsearch needs the @elastic/elasticsearch client 8.x, an optional peer dependency that is not installed: npm install @elastic/elasticsearch@8\n`)
+    return 2
+  }
   const exit = exitCodeOf(err)
   if (err instanceof UsageError || (err instanceof DedupError && err.code === 'INVALID_OPTION')) {
     io.stderr.write(`simdup ${name}: ${err.message}\nsee simdup ${name} --help\n`)

@@ -79,7 +79,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length !== 1) throw new UsageError('Expected one id (of a cluster or of any of its members).')
   const id = positionals[0]!
   const limit = intFlag(values.limit, 'limit', 1000, 1, 10_000)
-  return withStoreReadOnly(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store, kind) => {
     await store.refresh()
     let clusterId = id
     let members = await store.members(id, limit)
@@ -138,7 +138,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
         io.stdout.write(`    rep │ ${printable(clip(repText, 60))}\n    doc │ ${printable(clip(r.text, 60))}\n`)
       }
     }
-    if (texts.size === 0) io.stdout.write('(no texts: the embedded store keeps fingerprints only; on Elasticsearch, documents with a `content` field show their texts side by side)\n')
+    if (texts.size === 0) io.stdout.write(noTextsNote(kind, values.index ?? 'simdup', values['text-field'] ?? 'content'))
     if (versions.length > 1) {
       io.stdout.write(`versions of ${printable(asked.id)}'s URL, newest first${versions.length === VERSIONS_SHOWN ? ` (the ${VERSIONS_SHOWN} newest)` : ''}:\n`)
       for (const v of versions) {
@@ -169,6 +169,19 @@ async function memberRules(store: FingerprintStore, members: readonly Fingerprin
     if (match !== null && match.layer === 'simhash') out.set(m.id, { rule: match.rule, resemblance: match.resemblance })
   }
   return out
+}
+
+/**
+ * Why `cluster` shows no texts, by store: the embedded store keeps fingerprints only; an
+ * Elasticsearch index `simdup index --es` wrote holds dedup records only (no text, nothing for a
+ * search to find). The paths to a searchable content index with dedup fields: reindex, or the
+ * library's store with `ensureIndex: 'add-fields'` on the content index.
+ */
+export function noTextsNote(kind: string, index: string, field: string): string {
+  if (kind !== 'elasticsearch') return '(no texts: the embedded store keeps fingerprints only; on Elasticsearch, documents with a `content` field show their texts side by side)\n'
+  return `(no texts: the documents of index \`${printable(index)}\` have no \`${printable(field)}\` field. \`simdup index --es\` stores dedup records only, not the texts, so this index is not searchable by content. ` +
+    'For a content index with dedup fields, run `simdup reindex` on the index that holds your documents, or index them yourself and ' +
+    "write the dedup fields with the library's Elasticsearch store and `ensureIndex: 'add-fields'`; --text-field names another text field)\n"
 }
 
 /** `simdup explain A B`. */

@@ -175,3 +175,24 @@ describe('29.6 messages that name the cause', () => {
     expect((await cli(['frobnicate'])).stderr).not.toMatch(/Did you mean/)
   })
 })
+
+describe('29.8 the Elasticsearch client: a declared range, checked', () => {
+  test('@elastic/elasticsearch is an optional peer dependency (an embedded-only install has no @elastic/*), with the checked range', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, unknown>>
+    const { CLIENT_RANGE } = await import('../../../src/elasticsearch/_connection.js')
+    expect(pkg.dependencies!['@elastic/elasticsearch']).toBeUndefined()
+    expect(pkg.peerDependencies!['@elastic/elasticsearch']).toBe(CLIENT_RANGE)
+    expect(pkg.peerDependenciesMeta!['@elastic/elasticsearch']).toEqual({ optional: true })
+  })
+
+  test('a 9.x client is refused before any request, and the node\'s answer to one is explained', async () => {
+    const { checkClientVersion, installedClientVersion } = await import('../../../src/elasticsearch/_connection.js')
+    expect(installedClientVersion()).toMatch(/^8\./)
+    expect(() => checkClientVersion('8.19.2')).not.toThrow()
+    expect(() => checkClientVersion('9.0.2')).toThrow(/needs the @elastic\/elasticsearch client 8\.x .*found 9\.0\.2.*npm install @elastic\/elasticsearch@8/)
+    // What an Elasticsearch 8 node answers a 9.x client passed in by the caller.
+    const body = { error: { type: 'media_type_header_exception', reason: 'Invalid media-type value on headers [Accept, Content-Type]', root_cause: [{ type: 'media_type_header_exception', reason: 'Accept version must be either version 8 or 7, but found 9' }] }, status: 400 }
+    const refused = new errors.ResponseError({ body, statusCode: 400, headers: {}, warnings: null, meta: { attempts: 1 } } as never)
+    expect(toStoreError(refused, { action: '_search', index: 'news' }, new Redactor([])).message).toMatch(/client is 9\.x; simdup supports 8\.x .*npm install @elastic\/elasticsearch@8/)
+  })
+})
