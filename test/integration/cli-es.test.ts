@@ -174,6 +174,16 @@ describe('simdup index --es', () => {
 })
 
 describe('simdup index --es: block scheme per index', () => {
+  test('cluster on an index simdup index --es wrote says it holds dedup records only, and which path gives a searchable content index (29.7)', async () => {
+    const index = indexName('notexts')
+    writeFileSync(join(dir, 'notexts.jsonl'), lines(docs('n', 8)))
+    expect((await run(['index', 'notexts.jsonl', '--out', 'n.jsonl', '--es', es.url, '--index', index, '--quiet', ...testIndexFlags()])).code).toBe(0)
+    const r = await run(['cluster', 'n0', '--es', es.url, '--index', index])
+    expect(r.code).toBe(0)
+    expect(r.stdout).not.toMatch(/embedded store/)
+    expect(r.stdout).toMatch(/simdup index --es` stores dedup records only.*simdup reindex.*ensureIndex: 'add-fields'/)
+  })
+
   test('a new index gets 6 blocks of which 3 must match; a later run takes the index\'s own and refuses another count (exit 2)', async () => {
     writeFileSync(join(dir, 'blocks.jsonl'), lines(docs('b', 24)))
     const index = indexName('blocks6')
