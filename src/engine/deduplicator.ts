@@ -204,6 +204,7 @@ export class Deduplicator {
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
       if (previous !== null) record.supersedes = previous.id
+      if (match !== null && match.layer === 'simhash' && match.rule !== null) record.rule = match.rule
       // A re-indexed id replaces its earlier copy in the batch too.
       batchIds.add(d.id)
       batch.add(record)
