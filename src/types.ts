@@ -39,6 +39,12 @@ export interface FingerprintRecord {
   duplicateOf: string | null
   distance: number | null
   layer: Layer | null
+  /**
+   * The rule of a simhash-layer duplicate (see `Decision.rule`), kept where the store has a field
+   * for it (Elasticsearch's `dedup.rule`, for Kibana); absent otherwise (the embedded store keeps
+   * the layer only; `matchCandidate` against `duplicateOf` gives it again).
+   */
+  rule?: Rule
   /** Fingerprint version string: records of another version are not comparable. */
   version: string
   /** Milliseconds since the epoch (time of the last write). */

@@ -23,15 +23,43 @@ export function parse<T extends Options>(args: string[], options: T): ReturnType
   try {
     return parseArgs({ args: joined, options, allowPositionals: true, strict: true })
   } catch (err) {
-    throw new UsageError(parserMessage(err as Error & { code?: string }))
+    throw new UsageError(parserMessage(err as Error & { code?: string }, Object.keys(options)))
   }
 }
 
-function parserMessage(err: Error & { code?: string }): string {
+/**
+ * The name among `names` nearest to `name` (edit distance at most 2, and less than half its
+ * length), for "did you mean": `--stor` → `store`, `indx` → `index`; null when none is that near.
+ * @example closest('clustr', ['cluster', 'clusters']) // 'cluster'
+ */
+export function closest(name: string, names: readonly string[]): string | null {
+  let best: string | null = null
+  let bestDistance = Math.min(2, Math.floor((name.length - 1) / 2)) + 1
+  for (const n of names) {
+    const d = editDistance(name, n)
+    if (d < bestDistance) [best, bestDistance] = [n, d]
+  }
+  return best
+}
+
+/** Levenshtein distance (insert, delete, substitute one character), one row at a time. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]!
+}
+
+function parserMessage(err: Error & { code?: string }, names: readonly string[]): string {
   const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''
   switch (err.code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option \`${flag}\`.`
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const near = flag.startsWith('--') ? closest(flag.slice(2).split('=')[0]!, names) : null
+      return `unknown option \`${flag}\`.${near === null ? '' : ` Did you mean \`--${near}\`?`}`
+    }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       // "argument missing" (flag last) or "ambiguous" (next word starts with a dash)
       if (/argument missing|ambiguous/.test(err.message)) return `\`${flag}\` needs a value (write \`${flag}=VALUE\` for a value starting with -).`

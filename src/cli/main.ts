@@ -1,6 +1,7 @@
 import { DedupError, type DedupErrorCode } from '../index.js'
 import { readFileSync } from 'node:fs'
 import { InputError, OutputError, UsageError, printable, type CliIO } from './io.js'
+import { closest } from './args.js'
 
 type Command = (args: string[], io: CliIO) => Promise<number>
 
@@ -33,8 +34,8 @@ prefer them to credentials as arguments, which other users see in \`ps\`).
 Exit codes: 0 done, 1 failed (store request failed, store corrupt, output not writable), 2 usage
 or input error (bad flag, unreadable input, every input line rejected, an id not in the store),
 3 conflict (held by another process, or the target exists), 4 store unavailable (retry later),
-5 version mismatch (written by another simdup), 130 stopped by Ctrl-C (index, reindex: run again
-to continue). The error codes behind each: docs/CLI.md, "Exit codes".
+5 version mismatch (written by another simdup), 130 stopped by Ctrl-C (index --resume, reindex:
+run again to continue). The error codes behind each: docs/CLI.md, "Exit codes".
 `
 
 /**
@@ -56,7 +57,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const command = COMMANDS[name]
   if (command === undefined) {
-    io.stderr.write(`simdup: unknown command \`${printable(name)}\`.\n\n${MAIN_HELP()}`)
+    const near = closest(name, Object.keys(COMMANDS))
+    io.stderr.write(`simdup: unknown command \`${printable(name)}\`.${near === null ? '' : ` Did you mean \`simdup ${near}\`?`}\n\n${MAIN_HELP()}`)
     return 2
   }
   try {
@@ -99,7 +101,16 @@ export function exitCodeOf(err: unknown): number {
   return 1
 }
 
+/** Whether `err` is the missing optional peer dependency @elastic/elasticsearch (an embedded-only install). */
+function isClientMissing(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' && /'@elastic\/elasticsearch'/.test((err as Error).message)
+}
+
 function report(name: string, err: unknown, io: CliIO): number {
+  if (isClientMissing(err)) {
+    io.stderr.write(`simdup ${name}: Elasticsearch needs the @elastic/elasticsearch client 8.x, an optional peer dependency that is not installed: npm install @elastic/elasticsearch@8\n`)
+    return 2
+  }
   const exit = exitCodeOf(err)
   if (err instanceof UsageError || (err instanceof DedupError && err.code === 'INVALID_OPTION')) {
     io.stderr.write(`simdup ${name}: ${err.message}\nsee simdup ${name} --help\n`)
@@ -109,7 +120,8 @@ function report(name: string, err: unknown, io: CliIO): number {
     if (exit !== 0) io.stderr.write(`simdup ${name}: ${err.message}\n`)
   } else if (err instanceof DedupError) {
     // A conflict, a store down, failing, corrupt or of another version: the code, the message, its cause.
-    const cause = err.cause instanceof Error ? `\n  caused by: ${err.cause.message}` : ''
+    // A cause with no message (a 401 to a HEAD request has no body) adds nothing: left out.
+    const cause = err.cause instanceof Error && err.cause.message.trim() !== '' ? `\n  caused by: ${err.cause.message}` : ''
     io.stderr.write(`simdup ${name}: ${err.code}: ${err.message}${cause}\n`)
   } else {
     io.stderr.write(`simdup ${name}: unexpected error\n${(err as Error)?.stack ?? String(err)}\n`)

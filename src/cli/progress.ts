@@ -2,7 +2,10 @@
 export interface ProgressOptions {
   write: (text: string) => void
   isTTY: boolean
-  /** Total work units (bytes or docs) when known. */
+  /**
+   * Total work units when known: documents, or bytes of input, of which `update` is told how many
+   * are DECIDED (not merely read: input is read ahead of the decisions).
+   */
   total?: number
   /** Seconds between log lines when not a TTY. @default 5 */
   intervalSeconds?: number
@@ -24,6 +27,12 @@ export interface ProgressOptions {
 
 /** Smallest gap between two rate samples kept for the ETA, in milliseconds. */
 const SAMPLE_MS = 1000
+/** An ETA is marked unsure before this much of the run has passed (milliseconds)… */
+const MIN_SURE_MS = 10_000
+/** …or before this share of the work is done. */
+const MIN_SURE_FRACTION = 0.02
+/** …or when the recent rate and the whole run's differ by more than this factor (a rate that drifts). */
+const UNSURE_RATIO = 1.5
 
 /**
  * Progress display for long runs.
@@ -43,11 +52,25 @@ export function createProgress(options: ProgressOptions) {
    */
   const samples: { t: number; units: number }[] = [{ t: started, units: 0 }]
   const label = options.label ?? 'indexed'
-  /** Seconds left at the rate of the last window (the whole run while it is shorter than that). */
-  const eta = (now: number, total: number): number => {
+  /**
+   * Seconds left at the rate of the last window (the whole run while it is shorter than that), and
+   * why that is not to be trusted yet: too little of the run seen, or a rate that changed (the
+   * last window's against the whole run's by more than `UNSURE_RATIO`), or no progress at all.
+   */
+  const eta = (now: number, total: number): { seconds: number; unsure: string | null } => {
     const base = samples[0]!
     const rate = (done - base.units) / ((now - base.t) / 1000)
-    return rate > 0 ? Math.max(0, total - done) / rate : Infinity
+    if (!(rate > 0)) return { seconds: Infinity, unsure: done > 0 ? 'no progress lately' : 'estimating' }
+    const seconds = Math.max(0, total - done) / rate
+    const overall = done / ((now - started) / 1000)
+    if (now - started < MIN_SURE_MS || done / total < MIN_SURE_FRACTION) return { seconds, unsure: 'early' }
+    if (rate > overall * UNSURE_RATIO || rate * UNSURE_RATIO < overall) return { seconds, unsure: 'rate changing' }
+    return { seconds, unsure: null }
+  }
+  const etaText = (now: number, total: number): string => {
+    const { seconds, unsure } = eta(now, total)
+    if (!Number.isFinite(seconds)) return `, ETA unknown (${unsure})`
+    return `, ETA ${formatSeconds(seconds)}${unsure === null ? '' : ` (unsure: ${unsure})`}`
   }
   const render = (final: boolean): string => {
     const now = clock()
@@ -57,13 +80,13 @@ export function createProgress(options: ProgressOptions) {
     let line = `${label} ${docs.toLocaleString('en-US')} docs, ${Math.round(rate).toLocaleString('en-US')} docs/s`
     if (total !== undefined && total > 0) {
       const frac = Math.min(1, done / total)
-      const left = frac > 0 && !final ? eta(now, total) : 0
+      const tail = final ? '' : etaText(now, total)
       if (options.isTTY) {
         const width = 24
         const filled = Math.round(frac * width)
-        line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(frac * 100).toFixed(1)}% ${line}` + (final ? '' : `, ETA ${formatSeconds(left)}`)
+        line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(frac * 100).toFixed(1)}% ${line}${tail}`
       } else {
-        line = `${(frac * 100).toFixed(1)}% ${line}` + (final ? '' : `, ETA ${formatSeconds(left)}`)
+        line = `${(frac * 100).toFixed(1)}% ${line}${tail}`
       }
     }
     return line

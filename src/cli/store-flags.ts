@@ -41,6 +41,28 @@ export function indexLayoutFromFlags(values: { shards?: string | undefined; repl
   }
 }
 
+/**
+ * The --es value (or ES_URL) checked in the flag's terms: each comma-separated node an http:// or
+ * https:// URL. `127.0.0.1:9200` is a usage error that names --es and shows the fix, rather than
+ * the library's message about its `node` option.
+ */
+export function esFlag(value: string, fromEnv: boolean): string {
+  const name = fromEnv ? 'ES_URL' : '--es'
+  for (const part of value.split(',').map((p) => p.trim())) {
+    let ok = false
+    try {
+      ok = ['http:', 'https:'].includes(new URL(part).protocol)
+    } catch {
+      ok = false
+    }
+    if (!ok) {
+      const fix = /^[\w.-]+(:\d+)?(\/.*)?$/.test(part) ? ` (write \`http://${part}\`, or https:// for TLS)` : ''
+      throw new UsageError(`Expected ${name} to be an http:// or https:// URL such as http://127.0.0.1:9200 (several nodes comma-separated), got \`${part.replace(/^(.*\/\/)?[^/@]*@/, '$1[redacted]@')}\`${fix}.`)
+    }
+  }
+  return value
+}
+
 type StoreFlagValues = { store?: string | undefined; es?: string | undefined; index?: string | undefined; 'es-api-key'?: string | undefined; 'es-ca'?: string | undefined }
 
 /** Where the store flags point: an Elasticsearch index or an embedded store directory. */
@@ -64,25 +86,27 @@ export function formatDamage(d: LogDamageReport, dir: string): string {
 /**
  * Opens the store the flags name: Elasticsearch with --es / ES_URL, else the embedded store in
  * --store (default ./.simdup). `readOnly` (clusters, cluster, explain): nothing is created, locked
- * or repaired; a store or index that does not exist is NOT_FOUND. `layout`: shards / replicas of
+ * or repaired; a store or index that does not exist is NOT_FOUND. `existing` (delete, reconcile;
+ * implied by `readOnly`): the store must exist (NOT_FOUND), but is opened for writing. `layout`: shards / replicas of
  * an index the store creates (`simdup index --shards/--replicas`).
  */
 export async function openStoreFromFlags(
   values: StoreFlagValues,
   io: CliIO,
-  { readOnly = false, layout = {} }: { readOnly?: boolean; layout?: { shards?: number; replicas?: number } } = {},
+  { readOnly = false, existing = readOnly, layout = {} }: { readOnly?: boolean; existing?: boolean; layout?: { shards?: number; replicas?: number } } = {},
 ): Promise<{ store: FingerprintStore; kind: 'memory' | 'elasticsearch' }> {
   const url = values.es ?? (io.env.ES_URL === '' ? undefined : io.env.ES_URL)
   if (url === undefined) {
     if (values.index !== undefined) throw new UsageError('--index needs --es URL (or ES_URL).')
     if (Object.keys(layout).length > 0) throw new UsageError('--shards and --replicas need --es URL (or ES_URL): the embedded store has no shards.')
     const dir = resolve(io.cwd, values.store ?? '.simdup')
-    const store = await openMemoryStore({ dir, readOnly })
+    const store = await openMemoryStore({ dir, readOnly, create: !existing })
     const damage = store.stats().damage
     if (damage !== null) io.stderr.write(formatDamage(damage, dir))
     return { store, kind: 'memory' }
   }
   if (values.store !== undefined) throw new UsageError('Use either --store (embedded) or --es (Elasticsearch), not both.')
+  esFlag(url, values.es === undefined)
   const apiKey = values['es-api-key'] ?? io.env.ES_API_KEY
   let auth: ElasticsearchAuth | undefined
   if (apiKey !== undefined) auth = { apiKey }
@@ -94,7 +118,7 @@ export async function openStoreFromFlags(
     node: url,
     index: values.index ?? 'simdup',
     ...layout,
-    ...(readOnly ? { ensureIndex: 'existing' as const } : {}),
+    ...(existing ? { ensureIndex: 'existing' as const } : {}),
     ...(auth === undefined ? {} : { auth }),
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
   })

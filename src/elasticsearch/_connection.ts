@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { Client, ClusterConnectionPool, type ClientOptions } from '@elastic/elasticsearch'
 import { DedupError, describeValue } from '../errors.js'
 import { Redactor, displayUrl } from './_errors.js'
@@ -14,11 +16,44 @@ export interface Connection {
   readonly redactor: Redactor
 }
 
+/** The @elastic/elasticsearch range simdup supports (package.json `peerDependencies`). */
+export const CLIENT_RANGE = '^8.19.2'
+
+/**
+ * Refuses an @elastic/elasticsearch client of another major version than 8, with what to install:
+ * a 9.x client asks an Elasticsearch 8 node for version-9 answers, and every request fails with
+ * "Accept version must be either version 8 or 7". null (version unknown): no check.
+ * @example checkClientVersion('9.0.2') // throws INVALID_OPTION naming `npm install @elastic/elasticsearch@8`
+ */
+export function checkClientVersion(version: string | null): void {
+  if (version === null || version.split('.')[0] === '8') return
+  throw new DedupError(
+    'INVALID_OPTION',
+    `simdup/elasticsearch needs the @elastic/elasticsearch client 8.x (peer dependency ${CLIENT_RANGE}), found ${version}: ` +
+      'a client of another major version fails every request to an Elasticsearch 8 node ("Accept version must be either version 8 or 7"). ' +
+      'Install the 8.x client: npm install @elastic/elasticsearch@8',
+  )
+}
+
+let installed: string | null | undefined
+/** The version of the @elastic/elasticsearch package this module loads (read once); null when unknown. */
+export function installedClientVersion(): string | null {
+  if (installed !== undefined) return installed
+  try {
+    const main = createRequire(import.meta.url).resolve('@elastic/elasticsearch')
+    installed = (JSON.parse(readFileSync(join(dirname(main), 'package.json'), 'utf8')) as { version?: string }).version ?? null
+  } catch {
+    installed = null
+  }
+  return installed
+}
+
 /**
  * The caller's client, or one made from the options' nodes, auth and CA file: the transport
  * retries only to move to another node (the store retries with back-off itself).
  */
 export function connect(options: ElasticsearchStoreOptions<Client>, resolved: ResolvedElasticsearchStoreOptions): Connection {
+  checkClientVersion(installedClientVersion())
   const redactor = new Redactor(secretsOf(options.node, options.auth))
   let client: Client
   let node: string

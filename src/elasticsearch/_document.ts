@@ -1,4 +1,4 @@
-import type { FingerprintRecord, Layer } from '../types.js'
+import type { FingerprintRecord, Layer, Rule } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
 import { isSeq } from '../store/_validate.js'
@@ -18,6 +18,8 @@ export interface DedupSource {
   duplicate_of: string | null
   distance: number | null
   layer: Layer | null
+  /** The rule of a simhash-layer duplicate (FingerprintRecord.rule), for Kibana to split by; null otherwise; absent in older documents. */
+  rule?: Rule | null
   version: string
   indexed_at: number
   /** First-insertion sequence number (see FingerprintRecord.seq); absent only in documents written before simdup numbered records (refused on open). */
@@ -59,6 +61,7 @@ export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null
     duplicate_of: r.duplicateOf,
     distance: r.distance,
     layer: r.layer,
+    rule: r.rule ?? null,
     version: r.version,
     indexed_at: r.indexedAt,
     seq: r.seq!,
@@ -71,6 +74,7 @@ export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null
 }
 
 const LAYERS: ReadonlySet<string> = new Set<Layer>(['url', 'exact', 'simhash', 'title'])
+const RULES: ReadonlySet<string> = new Set<Rule>(['simhash', 'short-text', 'minhash'])
 
 function corrupt(docId: string, field: string, value: unknown): DedupError {
   return new DedupError(
@@ -123,6 +127,8 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
   const seq = typeof s.seq === 'string' ? Number(s.seq) : s.seq
   if (seq !== undefined && seq !== null && !isSeq(seq)) throw corrupt(docId, 'seq', s.seq)
   if (!nullableStr(s.sketch)) throw corrupt(docId, 'sketch', s.sketch)
+  const rule = s.rule ?? null
+  if (rule !== null && !(str(rule) && RULES.has(rule))) throw corrupt(docId, 'rule', s.rule)
   if (!nullableStr(s.supersedes) || s.supersedes === '') throw corrupt(docId, 'supersedes', s.supersedes)
   // Elasticsearch keeps a one-element array as written, but a hand-made document may hold a bare string.
   const bands = s.bands === undefined || s.bands === null ? undefined : typeof s.bands === 'string' ? [s.bands] : s.bands
@@ -143,6 +149,7 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
     indexedAt,
   }
   if (isSeq(seq)) record.seq = seq
+  if (rule !== null) record.rule = rule as Rule
   if (s.sketch !== null && s.sketch !== undefined) record.sketch = s.sketch
   if (bands !== undefined) record.bands = bands
   if (s.supersedes !== null && s.supersedes !== undefined) record.supersedes = s.supersedes

@@ -133,6 +133,26 @@ export function toStoreError(failure: unknown, ctx: ErrorContext, redactor: Reda
     )
   }
   const status = statusOf(err)
+  if (status === 400 && /media_type_header_exception|Accept version must be either version 8 or 7/.test(`${JSON.stringify((err as { body?: unknown }).body ?? '')} ${(err as Error).message}`)) {
+    // What an Elasticsearch 8 node answers a 9.x client (one passed in by the caller, or installed beside simdup).
+    return new DedupError(
+      'STORE_REQUEST_FAILED',
+      `Elasticsearch ${ctx.action} on index \`${ctx.index}\` was refused: the node does not speak the client's version ("Accept version must be either version 8 or 7"). ` +
+        'The @elastic/elasticsearch client is 9.x; simdup supports 8.x (its peer dependency): npm install @elastic/elasticsearch@8',
+      { cause: err },
+    )
+  }
+  if (status === 401 || status === 403) {
+    const what = status === 401
+      ? 'authentication failed (status 401): the node wants credentials, and none were given or they are wrong'
+      : 'permission denied (status 403): the credentials are valid but lack a privilege this request needs'
+    return new DedupError(
+      'STORE_REQUEST_FAILED',
+      `Elasticsearch ${ctx.action} on index \`${ctx.index}\`${ctx.node === undefined ? '' : ` at ${displayUrl(ctx.node)}`}: ${what}. ` +
+        'Credentials: the `auth` option ({ apiKey } or { username, password }); the CLI reads ES_API_KEY (or --es-api-key), or ES_USERNAME and ES_PASSWORD, or user:pass@ in the URL.',
+      { cause: err },
+    )
+  }
   // 503: shards without a live copy (no_shard_available, unavailable_shards, a partial answer), a
   // cluster without a master; or a shard still recovering.
   const hint = shardsHint(err)

@@ -11,6 +11,12 @@ import { itemError } from './_errors.js'
  */
 
 /** Members of cluster `clusterId`, at most `limit` (> 0), by first-insertion order then id. */
+/** Live records of a cluster, counted (one `_count`). */
+export async function clusterSize(ctx: IndexContext, clusterId: string): Promise<number> {
+  const res = await ctx.request('_count (cluster size)', () => ctx.client.count({ index: ctx.index, query: { bool: { filter: [{ term: { 'dedup.cluster_id': clusterId } }] } } }))
+  return res.count
+}
+
 export async function members(ctx: IndexContext, clusterId: string, limit: number): Promise<FingerprintRecord[]> {
   const out: FingerprintRecord[] = []
   let after: estypes.SortResults | undefined

@@ -123,14 +123,14 @@ function checkMapping(mappings: IndexMappings): void {
  * in `mappings` too.
  */
 async function checkSequenced(ctx: IndexContext, mappings: IndexMappings): Promise<void> {
-  // Fields added since the index was made (`seq`; `supersedes`, which older records lack: they
+  // Fields added since the index was made (`seq`; `rule`, absent in older records; `supersedes`, which older records lack: they
   // supersede nothing until `reconcile` derives it; the block sets' fields, which the block route
   // uses only once every record has one, see `blockSetFormats`) are added to its mapping: additive, safe.
   const added: Record<string, estypes.MappingProperty> = {}
   for (const m of Object.values(mappings)) {
     const props = dedupProperties(m)
     if (props === undefined) continue
-    for (const field of ['seq', 'supersedes', ...Object.values(BLOCK_SET_FIELDS)] as const) {
+    for (const field of ['seq', 'supersedes', 'rule', ...Object.values(BLOCK_SET_FIELDS)] as const) {
       if (props[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
     }
   }

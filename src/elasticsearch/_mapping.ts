@@ -33,6 +33,7 @@ export const DEDUP_PROPERTIES = Object.freeze({
       duplicate_of: { type: 'keyword' },
       distance: { type: 'byte' },
       layer: { type: 'keyword' },
+      rule: { type: 'keyword' },
       version: { type: 'keyword' },
       indexed_at: { type: 'date', format: 'epoch_millis' },
       seq: { type: 'long' },

@@ -615,6 +615,12 @@ class EsStore implements ElasticsearchStore {
     yield* reads.scan(this.ctx, page)
   }
 
+  async clusterSize(clusterId: string): Promise<number> {
+    if (typeof clusterId !== 'string') throw new DedupError('INVALID_OPTION', `Expected \`clusterId\` to be a string, got ${describeValue(clusterId)}.`)
+    await this.syncReads()
+    return reads.clusterSize(this.ctx, clusterId)
+  }
+
   async topClusters(limit: number, minSize = DEFAULT_MIN_CLUSTER_SIZE): Promise<{ clusterId: string; size: number }[]> {
     if (!Number.isInteger(limit) || limit < 0) throw new DedupError('INVALID_OPTION', `Expected \`limit\` to be an integer ≥ 0, got ${describeValue(limit)}.`)
     if (!Number.isInteger(minSize) || minSize < 1) throw new DedupError('INVALID_OPTION', `Expected \`minSize\` to be an integer ≥ 1, got ${describeValue(minSize)}.`)

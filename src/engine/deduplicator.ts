@@ -2,7 +2,7 @@ import type { BandCheck, CandidateQuery, Decision, FingerprintRecord, InputDocum
 import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex, hamming } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, isEarlier, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
@@ -93,16 +93,21 @@ export class Deduplicator {
     // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
     const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
     const queries = effective.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
+    // Resume: documents stored with their keys already are replayed from their records (see `replay`).
+    const resume = o.resume && docs.length > 0 ? await this.resumable(effective) : null
     const bounds = o.store.candidateBounds
     // A store that can answer band terms alone is asked for them only where they may matter
     // (`bandsMayMatter`): the band route's reads and records are most of the MinHash route's cost.
     const split = bounds.blockRoute !== undefined
     const first = (q: CandidateQuery): CandidateQuery => (split ? withoutBands(q) : q)
-    const fromStore = docs.length === 0 ? [] : await o.store.candidates(queries.map(first))
+    const ask0 = queries.flatMap((_q, i) => (resume?.stored[i] === undefined ? [i] : []))
+    const answers0 = ask0.length === 0 ? [] : await o.store.candidates(ask0.map((i) => first(queries[i]!)))
+    const fromStore: FingerprintRecord[][] = queries.map(() => [])
+    ask0.forEach((i, k) => (fromStore[i] = answers0[k] ?? []))
     // Whether a document's band records are in `fromStore` (or it has none to ask). Those whose
     // stored candidates cannot outrank the MinHash rule are asked in one lookup for the batch
     // (records shared by several answers read once); the rest only if the decision needs them.
-    const banded = queries.map((q) => !split || q.bands === undefined)
+    const banded = queries.map((q, i) => !split || q.bands === undefined || resume?.stored[i] !== undefined)
     if (split) {
       const ask: number[] = []
       for (let i = 0; i < docs.length; i++) if (!banded[i] && !mayOutrankMinhash(effective[i]!, fromStore[i]!, o)) ask.push(i)
@@ -119,6 +124,7 @@ export class Deduplicator {
     const matchOf = new Map<PreparedDocument, Match | null>()
     const supersedesOf = new Map<PreparedDocument, string>()
     const effectiveOf = new Map<PreparedDocument, PreparedDocument>()
+    const resumedDocs = new Set<PreparedDocument>()
     for (let i = 0; i < docs.length; i++) {
       const original = docs[i]!
       let d = effective[i]!
@@ -136,6 +142,24 @@ export class Deduplicator {
       effectiveOf.set(original, d)
       const subject = { ...d, seq: seqs[i]! }
       const q = queries[i]!
+      const stored = resume?.stored[i]
+      if (stored !== undefined) {
+        const replayed = replay(subject, stored, resume!.targets, o)
+        if (replayed !== undefined) {
+          if (templates !== null && original.host !== null && stored.layer !== 'exact') templates.observe(original.host, this.linesOf(original, filtered))
+          if (stored.supersedes !== undefined) supersedesOf.set(original, stored.supersedes)
+          batchIds.add(d.id)
+          batch.add(stored)
+          recordOf.set(original, stored)
+          matchOf.set(original, replayed)
+          resumedDocs.add(original)
+          continue
+        }
+        // Not replayable after all (its text changed with a template learned in this batch, or
+        // its match no longer verifies): decided as any other document.
+        fromStore[i] = (await o.store.candidates([first(q)]))[0] ?? []
+        banded[i] = !split || q.bands === undefined
+      }
       const earlier = batch.candidates(d)
       // Writers that ran at once hand out equal seqs (order is then by id): a record of d's seq
       // first indexed after d can hold a slot of a band term's newest `maxPerBand` that one
@@ -180,13 +204,14 @@ export class Deduplicator {
       if (d.sketch !== null) record.sketch = d.sketch
       if (d.bands.length > 0) record.bands = d.bands
       if (previous !== null) record.supersedes = previous.id
+      if (match !== null && match.layer === 'simhash' && match.rule !== null) record.rule = match.rule
       // A re-indexed id replaces its earlier copy in the batch too.
       batchIds.add(d.id)
       batch.add(record)
       recordOf.set(original, record)
       matchOf.set(original, match)
     }
-    const records = [...recordOf.values()]
+    const records = [...recordOf].filter(([doc]) => !resumedDocs.has(doc)).map(([, r]) => r)
     const failed = new Map<string, Error>()
     if (records.length > 0) {
       const result = await o.store.put(records)
@@ -205,7 +230,8 @@ export class Deduplicator {
         return rejected(d.id, d.line, `store did not write the document: ${error.message}`)
       }
       const match = matchOf.get(item.doc) ?? null
-      this.stats.decide(match === null ? null : match.layer)
+      if (resumedDocs.has(item.doc)) this.stats.resumed++
+      this.stats.decide(match === null ? null : match.layer, match === null ? null : match.rule)
       const supersedes = supersedesOf.get(item.doc)
       return {
         ...(supersedes === undefined ? {} : { supersedes }),
@@ -215,13 +241,36 @@ export class Deduplicator {
         duplicateOf: match === null ? null : match.record.id,
         distance: match === null ? null : match.distance,
         layer: match === null ? null : match.layer,
-        clusterId: match === null ? d.id : match.record.clusterId,
+        clusterId: recordOf.get(item.doc)?.clusterId ?? (match === null ? d.id : match.record.clusterId),
         simhash: fingerprintToHex(d.fingerprint),
         reason: null,
         rule: match === null ? null : match.rule,
         resemblance: match === null ? null : match.resemblance,
       }
     })
+  }
+
+  /**
+   * For `resume`: the stored record of each document stored with the same keys (by position; one
+   * `get`), and the records those name as `duplicateOf` (a second `get` for the ones not in the
+   * batch), which their matches are verified against.
+   */
+  private async resumable(docs: readonly PreparedDocument[]): Promise<{ stored: (FingerprintRecord | undefined)[]; targets: Map<string, FingerprintRecord> }> {
+    const got = await this.options.store.get([...new Set(docs.map((d) => d.id))])
+    const stored = docs.map((d) => {
+      const r = got.get(d.id)
+      return r !== undefined && sameKeys(r, d, this.version) ? r : undefined
+    })
+    const targets = new Map<string, FingerprintRecord>()
+    const want = new Set<string>()
+    for (const r of stored) {
+      if (r === undefined || r.duplicateOf === null) continue
+      const t = got.get(r.duplicateOf)
+      if (t !== undefined) targets.set(r.duplicateOf, t)
+      else want.add(r.duplicateOf)
+    }
+    if (want.size > 0) for (const [id, r] of await this.options.store.get([...want])) targets.set(id, r)
+    return { stored, targets }
   }
 
   /** The document as fingerprinted without the template lines known now (itself when none applies). */
@@ -398,6 +447,26 @@ function bandsMayMatter(
     if (all > bounds.perKey) return true
   }
   return false
+}
+
+/** Whether a stored record holds the document as it is now: same keys, fingerprint and version. */
+function sameKeys(r: FingerprintRecord, d: PreparedDocument, version: string): boolean {
+  return r.version === version && r.contentHash === d.contentHash && r.urlHash === d.urlHash && r.titleHash === d.titleHash
+    && r.short === d.short && r.fingerprint.hi === d.fingerprint.hi && r.fingerprint.lo === d.fingerprint.lo && r.partial !== true
+}
+
+/**
+ * `resume`: the decision a document stored with its keys got, rebuilt from its record: unique, or
+ * its match against the record it names, verified again (layer and distance as stored; the rule
+ * and resemblance are not stored, and verifying gives them). Undefined when it does not verify
+ * (another k, the target deleted or changed): the document is then decided again.
+ */
+function replay(d: MatchSubject, stored: FingerprintRecord, targets: ReadonlyMap<string, FingerprintRecord>, o: ResolvedDeduplicatorOptions): Match | null | undefined {
+  if (stored.duplicateOf === null) return stored.layer === null ? null : undefined
+  const target = targets.get(stored.duplicateOf)
+  if (target === undefined || !isEarlier(target, d)) return undefined
+  const m = matchCandidate(d, target, o)
+  return m !== null && m.layer === stored.layer && m.distance === stored.distance ? m : undefined
 }
 
 /** Items prepared between two yields of `prepareBatch` (tens of milliseconds of work). */

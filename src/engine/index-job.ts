@@ -2,12 +2,12 @@ import { DedupError } from '../errors.js'
 import type { AnalyzerOptions } from '../fingerprint/analyzer.js'
 import type { BlockScheme } from '../fingerprint/blocks.js'
 import { parseJsonLine, readLines, type JsonlLine } from '../io/jsonl.js'
-import type { Decision } from '../types.js'
+import type { Decision, FingerprintRecord } from '../types.js'
 import { batchesOf } from './batches.js'
 import type { Deduplicator } from './deduplicator.js'
 import { DEFAULT_DEDUPLICATOR_OPTIONS, OPTION_LIMITS } from './options.js'
 import { runBatches } from './pipeline.js'
-import type { PreparedItem } from './prepare.js'
+import { prepareFromRecord, type PreparedItem } from './prepare.js'
 import { createPreparePool, toPortable, versionMismatch, type PreparePool } from './prepare-pool.js'
 import type { DedupStatsSnapshot } from './stats.js'
 
@@ -215,8 +215,36 @@ async function* mapAsync<T, U>(items: AsyncIterable<T>, f: (item: T) => U): Asyn
   for await (const item of items) yield f(item)
 }
 
-function prepareLines(lines: JsonlLine[], dedup: Deduplicator, pool: PreparePool | null): Promise<PreparedItem[]> {
+async function prepareLines(lines: JsonlLine[], dedup: Deduplicator, pool: PreparePool | null): Promise<PreparedItem[]> {
+  if (dedup.options.resume) return prepareResumed(lines, dedup, pool)
   return pool === null ? dedup.prepareBatch(lines.map(parseJsonLine)) : pool.prepareLines(lines)
+}
+
+/**
+ * `resume`: the lines whose id is stored with the same text, URL and title are prepared from their
+ * records (one `get` for the batch; normalisation only, see `prepareFromRecord`), the others in full
+ * (this thread or the pool). The decisions are those of full preparation.
+ */
+async function prepareResumed(lines: JsonlLine[], dedup: Deduplicator, pool: PreparePool | null): Promise<PreparedItem[]> {
+  const parsed = lines.map(parseJsonLine)
+  const idOf = (p: (typeof parsed)[number]): string | null => {
+    if (!('value' in p) || typeof p.value !== 'object' || p.value === null) return null
+    const id = (p.value as { id?: unknown }).id
+    return typeof id === 'string' ? id : typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : null
+  }
+  const ids = [...new Set(parsed.map(idOf).filter((id): id is string => id !== null && id !== ''))]
+  const stored = ids.length === 0 ? new Map<string, FingerprintRecord>() : await dedup.options.store.get(ids)
+  const out: (PreparedItem | null)[] = parsed.map((p) => {
+    const id = idOf(p)
+    const record = id === null ? undefined : stored.get(id)
+    return record === undefined ? null : prepareFromRecord(p, dedup.options, record)
+  })
+  const rest = out.flatMap((r, i) => (r === null ? [i] : []))
+  if (rest.length > 0) {
+    const full = pool === null ? await dedup.prepareBatch(rest.map((i) => parsed[i]!)) : await pool.prepareLines(rest.map((i) => lines[i]!))
+    rest.forEach((i, k) => (out[i] = full[k]!))
+  }
+  return out as PreparedItem[]
 }
 
 /** Documents have no line: their decisions say `line: null`. */

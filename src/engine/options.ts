@@ -65,6 +65,14 @@ export interface DeduplicatorOptions {
    * missed without a word. Off only for jobs that rewrite every record (reindex). @default true
    */
   versionCheck?: boolean
+  /**
+   * Resume an interrupted job: a document whose id is stored with the same content, URL and title
+   * keys (same fingerprint version), and whose stored match still verifies against the record it
+   * names, is not decided again: its decision is rebuilt from its record, nothing is written. The
+   * output equals a clean run's, at the cost of one `get` per batch. A stored unique document stays
+   * unique, so resume only with the settings of the run it continues. @default false
+   */
+  resume?: boolean
 }
 
 /**
@@ -124,6 +132,7 @@ export interface ResolvedDeduplicatorOptions {
   readonly now: () => number
   readonly versionCheck: boolean
   readonly templates: boolean
+  readonly resume: boolean
 }
 
 function isAnalyzer(x: Analyzer | AnalyzerOptions | undefined): x is Analyzer {
@@ -195,6 +204,7 @@ export function resolveDeduplicatorOptions(options: DeduplicatorOptions): Resolv
     now: options.now ?? Date.now,
     versionCheck: options.versionCheck ?? true,
     templates: options.templates ?? DEFAULT_DEDUPLICATOR_OPTIONS.templates,
+    resume: options.resume ?? false,
   })
 }
 

@@ -1,4 +1,5 @@
-import type { Fingerprint } from '../types.js'
+import type { Fingerprint, FingerprintRecord } from '../types.js'
+import { contentKey } from '../fingerprint/hash.js'
 import type { Analyzer } from '../fingerprint/analyzer.js'
 import { fingerprintBlocks, type BlockScheme } from '../fingerprint/blocks.js'
 import { hash64Hex } from '../fingerprint/hash.js'
@@ -94,6 +95,46 @@ export function prepareItem(item: IncomingItem, o: PrepareOptions): PreparedItem
       bands: analysis.bands,
       host,
       normalized: analysis.normalized,
+    },
+  }
+}
+
+/**
+ * `prepareItem` without the analysis, for `resume`: when the item's normalised text, URL and title
+ * give the keys of `record` (its stored copy), the prepared document takes its fingerprint, blocks,
+ * sketch and bands from the record (the analysis of an equal text is equal). Null when anything
+ * differs, or the item is not a valid document: it is then prepared in full. Costs the
+ * normalisation only (segmenting is most of `prepareItem`).
+ */
+export function prepareFromRecord(item: IncomingItem, o: PrepareOptions, record: FingerprintRecord): PreparedItem | null {
+  if ('rejected' in item || record.partial === true || record.version !== o.analyzer.version) return null
+  const v = validateDocument(item.value, o.maxContentLength)
+  if (!v.ok || v.doc.id !== record.id) return null
+  const { doc } = v
+  const normalized = o.analyzer.normalize(doc.content)
+  if (normalized.length === 0 || contentKey(normalized) !== record.contentHash) return null
+  const url = doc.url == null ? null : canonicalUrl(doc.url, URL_KEY_OPTIONS)
+  const urlHash = url === null ? null : hash64Hex(url)
+  const title = doc.title == null ? '' : normalizeText(doc.title, TITLE_NORMALIZE_OPTIONS)
+  const titleHash = title === '' || isGenericNormalizedTitle(title) ? null : hash64Hex(title)
+  if (urlHash !== record.urlHash || titleHash !== record.titleHash) return null
+  const blocks = fingerprintBlocks(record.fingerprint, o.blockScheme)
+  if (blocks.length !== record.blocks.length || blocks.some((b, i) => b !== record.blocks[i])) return null
+  return {
+    ok: true,
+    doc: {
+      id: doc.id,
+      line: item.line ?? null,
+      fingerprint: record.fingerprint,
+      blocks,
+      contentHash: record.contentHash,
+      urlHash,
+      titleHash,
+      short: record.short,
+      sketch: record.sketch ?? null,
+      bands: record.bands === undefined ? [] : [...record.bands],
+      host: hostOf(url) ?? (looksLikeHtml(doc.content) ? htmlSiteKey(doc.content) : null),
+      normalized,
     },
   }
 }

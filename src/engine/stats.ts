@@ -1,4 +1,4 @@
-import type { Layer } from '../types.js'
+import type { Layer, Rule } from '../types.js'
 
 /** Counters of a run; `snapshot()` is what the CLI prints as its summary. */
 export interface DedupStatsSnapshot {
@@ -6,9 +6,13 @@ export interface DedupStatsSnapshot {
   unique: number
   duplicates: number
   byLayer: Record<Layer, number>
+  /** The simhash layer's duplicates by the rule that decided them (they add up to `byLayer.simhash`). */
+  byRule: Record<Rule, number>
   rejected: number
   /** New clusters (= unique documents). */
   clusters: number
+  /** Documents (counted above too) whose decision was rebuilt from the store (`resume`), not made again. */
+  resumed: number
 }
 
 /** Mutable counters, updated per decision. */
@@ -16,12 +20,17 @@ export class DedupStats {
   private docs = 0
   private unique = 0
   private rejected = 0
+  resumed = 0
   private readonly byLayer: Record<Layer, number> = { url: 0, exact: 0, simhash: 0, title: 0 }
+  private readonly byRule: Record<Rule, number> = { simhash: 0, 'short-text': 0, minhash: 0 }
 
-  decide(layer: Layer | null): void {
+  decide(layer: Layer | null, rule: Rule | null = null): void {
     this.docs++
     if (layer === null) this.unique++
-    else this.byLayer[layer]++
+    else {
+      this.byLayer[layer]++
+      if (layer === 'simhash' && rule !== null) this.byRule[rule]++
+    }
   }
 
   reject(): void {
@@ -31,6 +40,6 @@ export class DedupStats {
 
   snapshot(): DedupStatsSnapshot {
     const duplicates = this.byLayer.url + this.byLayer.exact + this.byLayer.simhash + this.byLayer.title
-    return { docs: this.docs, unique: this.unique, duplicates, byLayer: { ...this.byLayer }, rejected: this.rejected, clusters: this.unique }
+    return { docs: this.docs, unique: this.unique, duplicates, byLayer: { ...this.byLayer }, byRule: { ...this.byRule }, rejected: this.rejected, clusters: this.unique, resumed: this.resumed }
   }
 }

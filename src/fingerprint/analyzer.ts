@@ -73,6 +73,8 @@ export interface Analyzer {
   /** Resolved short-text thresholds (the engine applies the match rule). */
   readonly shortText: Readonly<Required<ShortTextOptions>>
   analyze(content: string): Analysis
+  /** The text `analyze` fingerprints (normalised, attribution stripped when on), without analysing it. */
+  normalize(content: string): string
   /**
    * The analysis of a text that is already normalised (the `normalized` of an earlier analysis,
    * or part of it): no normalisation, no attribution stripping.
@@ -183,6 +185,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     analyze(content: string): Analysis {
       return analyzeNormalized(attribution ? stripAttribution(normalize(content)) : normalize(content))
     },
+    normalize: (content: string) => (attribution ? stripAttribution(normalize(content)) : normalize(content)),
     analyzeNormalized,
   }
 }

@@ -1,5 +1,11 @@
-/** One input line: its 1-based number and text, or why it could not be read as text. */
-export type JsonlLine = { line: number; text: string } | { line: number; error: string }
+/**
+ * One input line: its 1-based number and text, or why it could not be read as text. An over-long
+ * line keeps its start (`head`, up to `HEAD_BYTES`) and, when that start names it, its `id`.
+ */
+export type JsonlLine = { line: number; text: string } | { line: number; error: string; head?: string; id?: string; bytes?: number }
+
+/** Bytes of an over-long line kept as its `head`: enough for the id and the start of the text. */
+export const HEAD_BYTES = 4096
 
 /** Options of `readLines`. */
 export interface ReadLinesOptions {
@@ -20,12 +26,17 @@ export async function* readLines(source: AsyncIterable<Uint8Array | string>, opt
   let parts: Buffer[] = []
   let size = 0
   let skipping = false // inside an over-long line
+  let head: Buffer | null = null // its first HEAD_BYTES
+  let skipped = 0 // its bytes
   let lineNo = 0
   const finish = (): JsonlLine | null => {
     lineNo++
     if (skipping) {
       skipping = false
-      return { line: lineNo, error: `line is longer than the limit of ${max} bytes (maxLineBytes)` }
+      const start = new TextDecoder('utf-8').decode(head ?? Buffer.alloc(0)).replace(/\uFFFD$/, '')
+      head = null
+      const id = leadingId(start)
+      return { line: lineNo, error: `line is longer than the limit of ${max} bytes (maxLineBytes)`, head: start, bytes: skipped, ...(id === null ? {} : { id }) }
     }
     let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size)
     parts = []
@@ -37,7 +48,7 @@ export async function* readLines(source: AsyncIterable<Uint8Array | string>, opt
     try {
       return { line: lineNo, text: decoder.decode(buf.subarray(start)) }
     } catch {
-      return { line: lineNo, error: `line is not valid UTF-8 (first bad byte near offset ${firstInvalidUtf8(buf)})` }
+      return { line: lineNo, error: `line is not valid UTF-8 (first bad byte near offset ${firstInvalidUtf8(buf)})`, bytes: buf.length }
     }
   }
   for await (const chunk of source) {
@@ -46,9 +57,13 @@ export async function* readLines(source: AsyncIterable<Uint8Array | string>, opt
     while (pos < bytes.length) {
       const nl = bytes.indexOf(0x0a, pos)
       const end = nl < 0 ? bytes.length : nl
-      if (!skipping) {
+      if (skipping) skipped += end - pos
+      else {
         if (size + (end - pos) > max) {
           skipping = true
+          const all = Buffer.concat([...parts, bytes.subarray(pos, end)])
+          head = Buffer.from(all.subarray(0, Math.min(HEAD_BYTES, all.length)))
+          skipped = all.length
           parts = []
           size = 0
         } else if (end > pos) {
@@ -65,6 +80,22 @@ export async function* readLines(source: AsyncIterable<Uint8Array | string>, opt
   if (size > 0 || skipping) {
     const out = finish()
     if (out !== null) yield out
+  }
+}
+
+/**
+ * The id of a JSON object line from its start alone, when `id` is its first key (as simdup's
+ * own examples write it): `{"id": "a1", "content": …` → `a1`; an integer id as its decimal string.
+ */
+export function leadingId(start: string): string | null {
+  // eslint-disable-next-line no-control-regex -- a JSON string holds no raw control characters
+  const m = /^\s*\{\s*"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\.)*"|-?\d+)\s*[,}]/.exec(start)
+  if (m === null) return null
+  try {
+    const v = JSON.parse(m[1]!) as unknown
+    return typeof v === 'string' ? v : Number.isSafeInteger(v) ? String(v) : null
+  } catch {
+    return null
   }
 }
 
@@ -93,8 +124,8 @@ function firstInvalidUtf8(buf: Buffer): number {
  * Parses one line's JSON; a syntax error becomes a reason naming the line.
  * @example parseJsonLine({ line: 3, text: '{"id":"a"}' })
  */
-export function parseJsonLine(l: JsonlLine): { value: unknown; line: number } | { rejected: string; line: number; id: null } {
-  if ('error' in l) return { rejected: l.error, line: l.line, id: null }
+export function parseJsonLine(l: JsonlLine): { value: unknown; line: number } | { rejected: string; line: number; id: string | null } {
+  if ('error' in l) return { rejected: l.error, line: l.line, id: l.id ?? null }
   try {
     return { value: JSON.parse(l.text) as unknown, line: l.line }
   } catch (err) {

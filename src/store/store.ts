@@ -73,6 +73,8 @@ export interface FingerprintStore {
   byUrl(urlHashes: readonly string[], limit?: number): Promise<FingerprintRecord[][]>
   /** Members of a cluster (including its representative). */
   members(clusterId: string, limit?: number): Promise<FingerprintRecord[]>
+  /** How many live records the cluster has (its representative included): `members` without a limit, counted. */
+  clusterSize(clusterId: string): Promise<number>
   delete(ids: readonly string[]): Promise<void>
   /** Every live record, in batches of at most `batchSize` (reconcile, inspection, export). */
   scan(batchSize?: number): AsyncIterable<FingerprintRecord[]>

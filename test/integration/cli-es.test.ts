@@ -174,6 +174,28 @@ describe('simdup index --es', () => {
 })
 
 describe('simdup index --es: block scheme per index', () => {
+  test('cluster on an index simdup index --es wrote says it holds dedup records only, and which path gives a searchable content index (29.7)', async () => {
+    const index = indexName('notexts')
+    writeFileSync(join(dir, 'notexts.jsonl'), lines(docs('n', 8)))
+    expect((await run(['index', 'notexts.jsonl', '--out', 'n.jsonl', '--es', es.url, '--index', index, '--quiet', ...testIndexFlags()])).code).toBe(0)
+    const r = await run(['cluster', 'n0', '--es', es.url, '--index', index])
+    expect(r.code).toBe(0)
+    expect(r.stdout).not.toMatch(/embedded store/)
+    expect(r.stdout).toMatch(/simdup index --es` stores dedup records only.*simdup reindex.*ensureIndex: 'add-fields'/)
+  })
+
+  test('each near-duplicate\'s rule is stored in `dedup.rule` (a keyword: Kibana can split by it) as its decision says (29.10)', async () => {
+    const index = indexName('rules')
+    writeFileSync(join(dir, 'rules.jsonl'), lines(docs('r', 24)))
+    expect((await run(['index', 'rules.jsonl', '--out', 'r.jsonl', '--es', es.url, '--index', index, '--quiet', ...testIndexFlags()])).code).toBe(0)
+    const want = new Map<string, number>()
+    for (const d of decisions(readFileSync(join(dir, 'r.jsonl'), 'utf8'))) if (d.layer === 'simhash') want.set(d.rule as string, (want.get(d.rule as string) ?? 0) + 1)
+    expect(want.size).toBeGreaterThan(0)
+    const res = await client.search({ index, size: 0, aggs: { rules: { terms: { field: 'dedup.rule' } } } })
+    const buckets = (res.aggregations!.rules as { buckets: { key: string; doc_count: number }[] }).buckets
+    expect(new Map(buckets.map((b) => [b.key, b.doc_count]))).toEqual(want)
+  })
+
   test('a new index gets 6 blocks of which 3 must match; a later run takes the index\'s own and refuses another count (exit 2)', async () => {
     writeFileSync(join(dir, 'blocks.jsonl'), lines(docs('b', 24)))
     const index = indexName('blocks6')

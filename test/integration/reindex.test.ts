@@ -658,13 +658,15 @@ describe('simdup reindex (CLI)', () => {
     expect(text).toContain('\r\u001b[2K[')
     // Counts are en-US grouped ("1,234 docs/s" on a fast run) and the ETA is formatSeconds' form.
     expect(text).toMatch(/\[#*-*\] \d+\.\d% reindexed \d{1,3}(,\d{3})* docs, \d{1,3}(,\d{3})* docs\/s, ETA (\d+s|\d+m\d{2}s|\d+h\d{2}m)/)
-    expect(text).toMatch(new RegExp(`docs ${CORPUS.size} +unique \\d+ +duplicates \\d+ \\(url 11, exact \\d+, simhash \\d+\\) +clusters \\d+ +rejected 3`))
+    expect(text).toMatch(new RegExp(`docs ${CORPUS.size} +unique \\d+ +duplicates \\d+ \\(url 11, exact \\d+(, (simhash|short-text|minhash) \\d+)+\\) +clusters \\d+ +rejected 3`))
     expect(text).toMatch(/largest clusters: z-early-A \(3\), z-early-B \(3\)/)
     expect(text).toMatch(new RegExp(`rejects: ${join(dir, 'cli.rejects.jsonl').replace(/[.\\/]/g, '\\$&')}`))
     expect(text).toMatch(/docs\/s/)
     const g = fakeIO(dir)
     expect(await run(args, g.io)).toBe(0)
     expect(g.stderr()).toMatch(/already done/)
+    // One message for one fact (issue 29.6): the summary's, not also the library's log line.
+    expect(g.stderr().match(/finished/g)).toHaveLength(1)
   })
 
   test('SIGKILL mid-run, then the same command again: same result as an uninterrupted run', async () => {

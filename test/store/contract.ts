@@ -227,10 +227,13 @@ export function storeContract(name: string, makeStore: () => Promise<Fingerprint
       expect(await store.members('doc-1', 2)).toHaveLength(2)
       expect(idsOf(await store.members('doc-4'))).toEqual(['doc-4'])
       expect(await store.members('doc-none')).toEqual([])
+      // clusterSize counts past a members limit (`simdup cluster` prints it beside "showing N").
+      expect([await store.clusterSize('doc-1'), await store.clusterSize('doc-4'), await store.clusterSize('doc-none')]).toEqual([3, 1, 0])
       await store.delete(['doc-2'])
       await putAll(store, [makeRecord('doc-3', flip(BASE, 5), { clusterId: 'doc-4', duplicateOf: 'doc-4', distance: 3, layer: 'simhash' })])
       expect(idsOf(await store.members('doc-1'))).toEqual(['doc-1'])
       expect(idsOf(await store.members('doc-4'))).toEqual(['doc-3', 'doc-4'])
+      expect([await store.clusterSize('doc-1'), await store.clusterSize('doc-4')]).toEqual([1, 2])
     })
 
     test('topClusters orders clusters by size, then by smaller id', async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,45 +7,14 @@ import { LOG_FILE } from '../../src/store/embedded/_log.js'
 import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
 import { expectConsistent, storedDecisions } from '../helpers/rerun.js'
+import { indexChild } from './_index-child.js'
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'simdup.js')
 const dirs: string[] = []
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-/**
- * `simdup index` through the binary (dist/, built by the global setup), as a real child process.
- * With `killAtLogBytes`, it is SIGKILLed as soon as the store's log reaches that size: at a
- * random point of a run, often in the middle of a batch's write.
- */
-async function index(input: string, store: string, out: string, killAtLogBytes?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'index', input, '--store', store, '--out', out, '--batch', '75', '--workers', '1', '--quiet'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    // The embedded store: an ES_URL in the environment would make it an Elasticsearch run.
-    env: { ...process.env, ES_URL: '' },
-  })
-  let stderr = ''
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  let timer: NodeJS.Timeout | undefined
-  if (killAtLogBytes !== undefined) {
-    const log = join(store, LOG_FILE)
-    timer = setInterval(() => {
-      void stat(log).then(
-        (s) => {
-          if (s.size >= killAtLogBytes && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-        },
-        () => undefined,
-      )
-    }, 2)
-  }
-  return new Promise((resolve) => {
-    child.once('exit', (code, signal) => {
-      clearInterval(timer)
-      resolve({ code, signal, stderr })
-    })
-  })
-}
+const index = indexChild
 
 describe('simdup index killed with SIGKILL and run again to the end decides as one clean run', () => {
   test('random kill points, one or two kills per trial (embedded store)', { timeout: 120_000 }, async () => {

@@ -2,13 +2,14 @@ import { open, stat, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
 import {
-  createDeduplicator, formatDecision, parseDuration, runIndexJob, OPTION_LIMITS, type DedupStatsSnapshot, type Decision, type FingerprintStore,
+  createDeduplicator, formatDecision, parseDuration, runIndexJob, OPTION_LIMITS, type DedupStatsSnapshot, type Decision, type FingerprintStore, type JsonlLine,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, OutputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { openOutputFile, type OutputFile } from '../output-file.js'
 import { createProgress, formatSeconds } from '../progress.js'
+import { decidedBy } from '../summary.js'
 import { INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
@@ -66,13 +67,18 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --workers N|auto   worker threads for parsing + fingerprinting: ${OPTION_LIMITS.workers.min} to ${OPTION_LIMITS.workers.max}, or auto (the
                      default): one per core, up to 4, for an input file of 32 MB or more, else
                      none (in-process): each worker loads its own dictionaries
+  --resume           continue a stopped or killed run: a line whose id is stored with the
+                     same content (and whose stored match still verifies) is not decided
+                     again; its decision is rebuilt from the store, so the output equals a
+                     clean run's. Give the run's own settings: stored unique lines stay unique
   --quiet            no progress, no summary (errors are still printed)
 ${ANALYZER_HELP}
 ${STORE_HELP}
 ${INDEX_LAYOUT_HELP}
 
 Ctrl-C (or SIGTERM) stops after the batches in flight: the output files hold whole lines, every
-decision in them is stored, exit 130; a second Ctrl-C kills the run at once.
+decision in them is stored, exit 130; a second Ctrl-C kills the run at once. Run the same
+command with --resume to do the rest.
 
 Exit codes: 0 done (some lines may be rejected), 2 usage error, unreadable input, or every
 line rejected (not JSONL?), 3 the store is held by another process, 4 store unavailable, 5 the
@@ -91,6 +97,7 @@ const FLAGS = {
   'no-exact': { type: 'boolean' },
   'no-minhash': { type: 'boolean' },
   'no-templates': { type: 'boolean' },
+  resume: { type: 'boolean' },
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
   blocks: { type: 'string' },
@@ -180,15 +187,12 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     isTTY: io.stderr.isTTY === true,
     ...(total === undefined ? {} : { total }),
   })
-  let bytes = 0
-  const counted = (async function* () {
-    const source = inputFile === null ? io.stdin : inputFile.handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })
-    for await (const chunk of source) {
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
-      yield chunk
-    }
-  })()
-  const raw = new Map<number, string>() // line → start of its raw text, for the rejects file
+  const source = inputFile === null ? io.stdin : inputFile.handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })
+  // Per line read and not yet decided: the start of its raw text (for the rejects file) and its
+  // bytes. Progress counts the bytes of DECIDED lines: input is read ahead of the decisions.
+  const pending = new Map<number, { raw: string; bytes: number }>()
+  let decidedBytes = 0
+  const early = { seen: 0, objects: 0, first: null as { reason: string; raw: string } | null }
   let firstReject: { reason: string; raw: string } | null = null
   try {
     // The store opens while the workers (when the block scheme is known) load their dictionaries.
@@ -201,6 +205,7 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         ...(blockScheme === undefined ? {} : { blockScheme }),
         minhash: values['no-minhash'] !== true,
         templates: values['no-templates'] !== true,
+        resume: values.resume === true,
         analyzer,
         layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
         ...(windowMs === undefined ? {} : { windowMs }),
@@ -219,11 +224,14 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       for (const d of decisions) {
         text += formatDecision(d) + '\n'
         if (d.status === 'rejected') {
-          const start = d.line === null ? null : (raw.get(d.line) ?? null)
+          const start = d.line === null ? null : (pending.get(d.line)?.raw ?? null)
           firstReject ??= { reason: d.reason ?? '', raw: start ?? '' }
           rejectText += JSON.stringify({ line: d.line, id: d.id, reason: d.reason, raw: start }) + '\n'
         }
-        if (d.line !== null) raw.delete(d.line)
+        if (d.line !== null) {
+          decidedBytes += pending.get(d.line)?.bytes ?? 0
+          pending.delete(d.line)
+        }
       }
       docs += decisions.length // decided and stored, whether or not the output takes them
       const file = out as OutputFile | null
@@ -235,18 +243,22 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
         rejects ??= await openOutputFile(rejectsPath, `rejects file ${rejectsArg}`)
         await rejects.write(rejectText)
       }
-      progress.update(bytes, docs)
+      progress.update(decidedBytes, docs)
     }
     const job = await runIndexJob({
       dedup: openDedup,
-      input: counted,
+      input: source,
       batchSize,
       batchBytes,
       workers: threads,
       analyzer,
       ...(blockScheme === undefined ? {} : { blockScheme }),
-      // A copy, not a slice: a slice would keep the whole line alive until its decision is out.
-      onLine: (l) => raw.set(l.line, 'text' in l ? Buffer.from(l.text.slice(0, 200)).toString() : ''),
+      onLine: (l) => {
+        // A copy, not a slice: a slice would keep the whole line alive until its decision is out.
+        const start = 'text' in l ? l.text.slice(0, 200) : (l.head ?? '').slice(0, 200)
+        pending.set(l.line, { raw: Buffer.from(start).toString(), bytes: ('text' in l ? Buffer.byteLength(l.text) : l.bytes ?? 0) + 1 })
+        checkLooksLikeJsonl(l, early, input)
+      },
       onDecisions: emit,
       signal: stop.signal,
     })
@@ -259,8 +271,12 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       io.stderr.write(formatSummary(summary, progress.elapsedSeconds(), threads) + where + '\n')
     }
     if (job.stopped) {
-      io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run again to do the rest (re-indexed ids are updated)\n`)
+      io.stderr.write(`simdup index: stopped by a signal after deciding ${docs} line(s), all of them stored and in the decisions; run the same command with --resume to do the rest (the lines already stored are not decided again)\n`)
       return 130
+    }
+    if (summary.docs === 0) {
+      // An empty file (or only blank lines) is most likely a mistake: say so; nothing was decided.
+      io.stderr.write(`simdup index: warning: ${input === '-' ? 'standard input' : input} has no lines to index (empty, or blank lines only); nothing was decided\n`)
     }
     if (summary.docs > 0 && summary.rejected === summary.docs) {
       const reject = firstReject as { reason: string; raw: string } | null
@@ -300,6 +316,34 @@ async function refuseOverwritingInput(input: { handle: FileHandle } | null, outp
   }
 }
 
+/** Lines looked at before a run whose lines are none of them JSON objects stops (`checkLooksLikeJsonl`). */
+export const JSONL_CHECK_LINES = 20
+
+/**
+ * Stops the run (an InputError, before the first batch of the default size is decided) when
+ * none of the first `JSONL_CHECK_LINES` lines is a JSON object: a CSV or a text file would
+ * otherwise print a rejected decision per line before the summary says it is not JSONL.
+ */
+function checkLooksLikeJsonl(l: JsonlLine, state: { seen: number; objects: number; first: { reason: string; raw: string } | null }, input: string): void {
+  if (state.seen >= JSONL_CHECK_LINES) return
+  state.seen++
+  let reason: string | null = null
+  if ('error' in l) reason = l.error
+  else {
+    try {
+      const v = JSON.parse(l.text) as unknown
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) state.objects++
+      else reason = 'not a JSON object'
+    } catch (err) {
+      reason = `invalid JSON: ${(err as Error).message}`
+    }
+  }
+  if (reason !== null) state.first ??= { reason: `line ${l.line}: ${reason}`, raw: 'text' in l ? l.text.slice(0, 200) : (l.head ?? '') }
+  if (state.seen === JSONL_CHECK_LINES && state.objects === 0) {
+    throw new InputError(`stopped at line ${l.line}: ${allRejectedMessage(input, state.seen, state.first).replace(/^every line of (.*?) was rejected \((\d+) of \d+\)/, 'the first $2 lines of $1 are not JSON objects')}`)
+  }
+}
+
 /** What to say when not one line of an input could be used: it is probably not JSONL. */
 export function allRejectedMessage(input: string, lines: number, first: { reason: string; raw: string } | null): string {
   const name = input === '-' ? 'standard input' : input
@@ -332,9 +376,10 @@ export function autoWorkers(inputBytes: number | undefined, cores: number): numb
 /** The end-of-run summary. */
 export function formatSummary(s: DedupStatsSnapshot, seconds: number, threads = 1): string {
   const rate = seconds > 0 ? Math.round(s.docs / seconds) : 0
-  const layers = (Object.entries(s.byLayer) as [string, number][]).filter(([, n]) => n > 0).map(([l, n]) => `${l} ${n}`).join(', ')
+  const layers = decidedBy(s.byLayer, s.byRule)
   return [
-    `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}`,
+    `docs ${s.docs}  unique ${s.unique}  duplicates ${s.duplicates}${layers === '' ? '' : ` (${layers})`}  clusters ${s.clusters}  rejected ${s.rejected}` +
+      (s.resumed > 0 ? `  resumed ${s.resumed} (already stored: not decided again)` : ''),
     `${formatSeconds(seconds)} elapsed, ${rate} docs/s, ${threads > 1 ? `${threads} workers` : 'in-process (no workers)'}`,
   ].join('\n')
 }

@@ -12,7 +12,7 @@ const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' 
 
 export const INSPECT_HELP = {
   clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n\n  --top N            clusters shown: 1 to 10000 (default 20)\n  --min-size N       smallest cluster shown: 1 or more (default 2)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no store in --store (or no --index).\n\n${STORE_HELP}`,
-  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster: id, distance to the representative, layer and what each is a duplicate\nof; for members with a URL, the earlier version each supersedes and whether it is its URL's newest,
+  cluster: `simdup cluster <ID> [--json] [--limit 1000] [--text-field content] [store flags]\n\nMembers of a cluster (its size, and how many are shown): id, distance to the representative,\nwhat decided it (its layer, or for a near-duplicate its rule and resemblance) and what it is a\nduplicate of; for members with a URL, the earlier version each supersedes and whether it is its URL's newest,
 then the versions of ID's URL, newest first. ID is the cluster's id or the id of any member (its
 cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no such cluster or document, or no store in --store (or no --index).\n\n${STORE_HELP}`,
   explain: `simdup explain <A> <B> [--json] [--k ${DEFAULT_K}] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters;\nfor two documents of one URL, whether the later supersedes the earlier, and the URL's newest.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}; limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
@@ -20,8 +20,9 @@ cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side
   reconcile: `simdup reconcile [--k ${DEFAULT_K}] [--batch ${OPTION_LIMITS.pageSize.default}] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}\n  --batch N          records per lookup: ${OPTION_LIMITS.pageSize.min} to ${OPTION_LIMITS.pageSize.max} (default ${OPTION_LIMITS.pageSize.default})\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
 
+/** Opens the store for a command; the store must exist (delete, reconcile and the read commands never create one). */
 async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false): Promise<T> {
-  const { store, kind } = await openStoreFromFlags(values, io, { readOnly })
+  const { store, kind } = await openStoreFromFlags(values, io, { readOnly, existing: true })
   try {
     return await fn(store, kind)
   } finally {
@@ -78,7 +79,7 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length !== 1) throw new UsageError('Expected one id (of a cluster or of any of its members).')
   const id = positionals[0]!
   const limit = intFlag(values.limit, 'limit', 1000, 1, 10_000)
-  return withStoreReadOnly(values, io, async (store) => {
+  return withStoreReadOnly(values, io, async (store, kind) => {
     await store.refresh()
     let clusterId = id
     let members = await store.members(id, limit)
@@ -96,7 +97,9 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       return 2
     }
     members.sort(compareOrder)
+    const size = members.length < limit ? members.length : await store.clusterSize(clusterId)
     const rep = members.find((m) => m.id === clusterId) ?? members[0]!
+    const rules = await memberRules(store, members, kFlag(values.k))
     const texts = await fetchTexts(store, members.map((m) => m.id), values['text-field'] ?? 'content')
     // Versions: the newest record of each member's URL, and the history of the asked document's URL.
     const urls = [...new Set(members.map((m) => m.urlHash).filter((h): h is string => h !== null))]
@@ -109,6 +112,8 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
       representative: m.id === rep.id,
       duplicateOf: m.duplicateOf,
       layer: m.layer,
+      rule: rules.get(m.id)?.rule ?? null,
+      resemblance: rules.get(m.id)?.resemblance ?? null,
       distanceToRepresentative: hamming(m.fingerprint, rep.fingerprint),
       simhash: fingerprintToHex(m.fingerprint),
       indexedAt: new Date(m.indexedAt).toISOString(),
@@ -118,21 +123,22 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
     }))
     const versions = history.map((v, i) => ({ id: v.id, newest: i === 0, supersedes: v.supersedes ?? null, clusterId: v.clusterId, duplicateOf: v.duplicateOf }))
     if (values.json) {
-      io.stdout.write(terminalSafeJson({ clusterId, size: members.length, members: rows, versionsOf: asked.id, versions }) + '\n')
+      io.stdout.write(terminalSafeJson({ clusterId, size, shown: members.length, members: rows, versionsOf: asked.id, versions }) + '\n')
       return 0
     }
-    io.stdout.write(`cluster ${printable(clusterId)}: ${members.length} member(s)\n`)
+    io.stdout.write(`cluster ${printable(clusterId)}: ${size} member(s)${size > members.length ? `, showing ${members.length} (--limit N shows more)` : ''}\n`)
     const repText = texts.get(rep.id)
     for (const r of rows) {
       const version = r.supersedes === null ? '' : `  supersedes ${printable(r.supersedes)}`
       const older = r.newestVersion === null || r.newestVersion === r.id ? '' : `  (older version; newest ${printable(r.newestVersion)})`
-      const head = `${r.representative ? '*' : ' '} ${printable(r.id).padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${(r.layer ?? 'first').padEnd(7)} ${r.duplicateOf === null ? '' : `dup of ${printable(r.duplicateOf)}`}${version}${older}`
+      const by = r.layer === null ? 'first' : r.rule === null ? r.layer : `${r.rule}${r.resemblance === null ? '' : ` ${r.resemblance.toFixed(2)}`}`
+      const head = `${r.representative ? '*' : ' '} ${printable(r.id).padEnd(24)} d=${String(r.distanceToRepresentative).padStart(2)} ${by.padEnd(15)} ${r.duplicateOf === null ? '' : `dup of ${printable(r.duplicateOf)}`}${version}${older}`
       io.stdout.write(head.trimEnd() + '\n')
       if (r.text !== null && repText !== undefined && !r.representative) {
         io.stdout.write(`    rep │ ${printable(clip(repText, 60))}\n    doc │ ${printable(clip(r.text, 60))}\n`)
       }
     }
-    if (texts.size === 0) io.stdout.write('(no texts: the embedded store keeps fingerprints only; on Elasticsearch, documents with a `content` field show their texts side by side)\n')
+    if (texts.size === 0) io.stdout.write(noTextsNote(kind, values.index ?? 'simdup', values['text-field'] ?? 'content'))
     if (versions.length > 1) {
       io.stdout.write(`versions of ${printable(asked.id)}'s URL, newest first${versions.length === VERSIONS_SHOWN ? ` (the ${VERSIONS_SHOWN} newest)` : ''}:\n`)
       for (const v of versions) {
@@ -142,6 +148,40 @@ export async function clusterCommand(args: string[], io: CliIO): Promise<number>
     }
     return 0
   })
+}
+
+/**
+ * The rule that made each simhash-layer member a duplicate of its `duplicateOf`, and its evidence,
+ * verified again as `explain` does (records keep the layer, not the rule): the members hold most
+ * targets; the others are read in one `get`. Members whose match no longer verifies (another
+ * --k than the index's) get none.
+ */
+async function memberRules(store: FingerprintStore, members: readonly FingerprintRecord[], k: number): Promise<Map<string, { rule: string | null; resemblance: number | null }>> {
+  const out = new Map<string, { rule: string | null; resemblance: number | null }>()
+  const byId = new Map(members.map((m) => [m.id, m]))
+  const near = members.filter((m) => m.layer === 'simhash' && m.duplicateOf !== null)
+  const missing = [...new Set(near.map((m) => m.duplicateOf!).filter((id) => !byId.has(id)))]
+  if (missing.length > 0) for (const [id, r] of await store.get(missing)) byId.set(id, r)
+  const options = createDeduplicator({ store, maxDistance: k }).options
+  for (const m of near) {
+    const target = byId.get(m.duplicateOf!)
+    const match = target === undefined ? null : matchCandidate(m, target, options)
+    if (match !== null && match.layer === 'simhash') out.set(m.id, { rule: match.rule, resemblance: match.resemblance })
+  }
+  return out
+}
+
+/**
+ * Why `cluster` shows no texts, by store: the embedded store keeps fingerprints only; an
+ * Elasticsearch index `simdup index --es` wrote holds dedup records only (no text, nothing for a
+ * search to find). The paths to a searchable content index with dedup fields: reindex, or the
+ * library's store with `ensureIndex: 'add-fields'` on the content index.
+ */
+export function noTextsNote(kind: string, index: string, field: string): string {
+  if (kind !== 'elasticsearch') return '(no texts: the embedded store keeps fingerprints only; on Elasticsearch, documents with a `content` field show their texts side by side)\n'
+  return `(no texts: the documents of index \`${printable(index)}\` have no \`${printable(field)}\` field. \`simdup index --es\` stores dedup records only, not the texts, so this index is not searchable by content. ` +
+    'For a content index with dedup fields, run `simdup reindex` on the index that holds your documents, or index them yourself and ' +
+    "write the dedup fields with the library's Elasticsearch store and `ensureIndex: 'add-fields'`; --text-field names another text field)\n"
 }
 
 /** `simdup explain A B`. */
@@ -164,7 +204,11 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
       return 0
     }
     io.stdout.write(report.lines.map(printable).join('\n') + '\n')
-    if (texts.size === 2) io.stdout.write(`texts        ${texts.get(ida)!.length} / ${texts.get(idb)!.length} chars (compare them: simdup compare @a @b)\n`)
+    if (texts.size === 2) {
+      // compare takes texts or @files: say how to get the two texts into files, with this index's names.
+      const field = values['text-field'] ?? 'content'
+      io.stdout.write(`texts        ${texts.get(ida)!.length} / ${texts.get(idb)!.length} chars (to compare them term by term, save each document's \`${printable(field)}\` to a file, e.g. a.txt and b.txt, then: simdup compare @a.txt @b.txt)\n`)
+    }
     return 0
   })
 }

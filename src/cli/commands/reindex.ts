@@ -7,6 +7,8 @@ import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { createProgress, formatSeconds } from '../progress.js'
+import { decidedBy } from '../summary.js'
+import { esFlag } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const REINDEX_HELP = `simdup reindex --es URL --source INDEX (--dest INDEX | --in-place) [options]
@@ -98,6 +100,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length > 0) throw new UsageError(`Unexpected argument \`${positionals[0]}\`.`)
   const node = values.es ?? io.env.ES_URL
   if (node === undefined) throw new UsageError('Expected --es URL (or ES_URL): reindex reads and writes Elasticsearch.')
+  esFlag(node, values.es === undefined)
   if (values.source === undefined) throw new UsageError('Expected --source INDEX.')
   if ((values.dest === undefined) === (values['in-place'] !== true)) throw new UsageError('Expected exactly one of --dest INDEX or --in-place.')
   const apiKey = values['es-api-key'] ?? io.env.ES_API_KEY
@@ -174,7 +177,7 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
 /** The end-of-run summary: counts by layer, largest clusters, rejects, elapsed time and rate. */
 export function formatReindexSummary(r: ReindexResult): string {
   const c = r.counts
-  const layers = (Object.entries(c.byLayer) as [string, number][]).filter(([, n]) => n > 0).map(([l, n]) => `${l} ${n}`).join(', ')
+  const layers = decidedBy(c.byLayer, c.byRule)
   const lines: string[] = []
   const how = [r.reader ?? '', r.resumed === null ? '' : `resumed (${r.resumed})`].filter(Boolean).join(', ')
   if (r.status === 'already-done') lines.push(`already done: this job finished earlier (checkpoint ${r.checkpointFile}); nothing written. Use --restart to run it again.`)

@@ -144,6 +144,10 @@ export class JobStore implements FingerprintStore {
     return this.inner.scan(batchSize)
   }
 
+  clusterSize(clusterId: string): Promise<number> {
+    return this.inner.clusterSize(clusterId)
+  }
+
   topClusters(limit: number, minSize?: number): Promise<{ clusterId: string; size: number }[]> {
     return this.inner.topClusters(limit, minSize)
   }

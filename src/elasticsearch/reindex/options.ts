@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch'
 import { DedupError, describeValue, integerOption } from '../../errors.js'
-import type { Layer } from '../../types.js'
+import type { Layer, Rule } from '../../types.js'
 import { OPTION_LIMITS, type DeduplicatorOptions } from '../../engine/options.js'
 import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../_options.js'
 
@@ -24,6 +24,8 @@ export interface ReindexCounts {
   unique: number
   duplicates: number
   byLayer: Record<Layer, number>
+  /** The simhash layer's duplicates by rule; absent in a checkpoint written before simdup counted them. */
+  byRule?: Record<Rule, number>
   /** Documents without usable content, id, or that the destination refused: reported, never fatal. */
   rejected: number
   /** Documents copied into `dest` (0 in place). */

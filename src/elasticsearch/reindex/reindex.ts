@@ -60,7 +60,7 @@ interface Row {
 }
 
 const EMPTY_COUNTS = (): ReindexCounts => ({
-  docs: 0, unique: 0, duplicates: 0, byLayer: { url: 0, exact: 0, simhash: 0, title: 0 }, rejected: 0, copied: 0, skipped: 0,
+  docs: 0, unique: 0, duplicates: 0, byLayer: { url: 0, exact: 0, simhash: 0, title: 0 }, byRule: { simhash: 0, 'short-text': 0, minhash: 0 }, rejected: 0, copied: 0, skipped: 0,
 })
 
 /** A store that must never be used: only lets the engine's option validation run before connecting. */
@@ -132,7 +132,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
         )
       }
       if (cp.done) {
-        log(`checkpoint ${o.checkpointFile} says this job finished at ${cp.updatedAt}; nothing to do (pass restart to run it again)`)
+        // No log line: the result's status says it (the CLI prints it once, in its summary).
         return {
           status: 'already-done', counts: cp.counts, clusters: cp.counts.unique, topClusters: cp.topClusters, total: cp.total, batches: 0,
           elapsedMs: performance.now() - started, docsPerSecond: 0, resumed: null, reader: cp.reader, target: o.target,
@@ -417,6 +417,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
         else {
           counts.duplicates++
           counts.byLayer[d.layer]++
+          if (d.layer === 'simhash' && d.rule !== null && counts.byRule !== undefined) counts.byRule[d.rule]++
         }
       })
       if (rejects !== null && rejectText !== '') {

@@ -7,7 +7,7 @@ import type { CandidateBounds, FingerprintStore } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from '../_lock.js'
-import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
+import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, missingLogError, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
@@ -33,6 +33,11 @@ export interface MemoryStoreOptions {
    * writer appending meanwhile is not seen. @default false
    */
   readOnly?: boolean
+  /**
+   * Create the store when `dir` holds none. False for commands that only change an existing store
+   * (delete, reconcile): a mistyped path is NOT_FOUND instead of a new, empty store. @default true
+   */
+  create?: boolean
   /** Most records one exact key (content, URL or title hash) adds to an answer (1 or more). @default 16 */
   maxPerKey?: number
   /**
@@ -196,15 +201,23 @@ export class MemoryStore implements FingerprintStore {
 
   /** Opens `options.dir` (lock, replay, compaction if half the log is dead). Prefer `openMemoryStore`. */
   static async open(options: MemoryStoreOptions = {}): Promise<MemoryStore> {
-    const { dir, fsync, readOnly, ...rest } = options
+    const { dir, fsync, readOnly, create, ...rest } = options
     const store = new MemoryStore(rest)
     if (dir === undefined) return store
     if (typeof dir !== 'string' || dir.length === 0) throw new DedupError('INVALID_OPTION', `Expected \`dir\` to be a directory path, got ${describeValue(dir)}.`)
     if (fsync !== undefined && typeof fsync !== 'boolean') throw new DedupError('INVALID_OPTION', `Expected \`fsync\` to be a boolean, got ${describeValue(fsync)}.`)
     if (readOnly !== undefined && typeof readOnly !== 'boolean') throw new DedupError('INVALID_OPTION', `Expected \`readOnly\` to be a boolean, got ${describeValue(readOnly)}.`)
+    if (create !== undefined && typeof create !== 'boolean') throw new DedupError('INVALID_OPTION', `Expected \`create\` to be a boolean, got ${describeValue(create)}.`)
+    if (create === false && readOnly !== true) await MemoryStore.mustExist(resolve(dir))
     if (readOnly === true) await store.attachReadOnly(resolve(dir))
     else await store.attach(resolve(dir), fsync ?? DEFAULT_MEMORY_STORE_OPTIONS.fsync)
     return store
+  }
+
+  /** NOT_FOUND (or why the directory is no store) unless `dir` holds a store's log. */
+  private static async mustExist(dir: string): Promise<void> {
+    if (await stat(join(dir, LOG_FILE)).then(() => true, () => false)) return
+    throw (await missingLogError(dir, true)) ?? new DedupError('NOT_FOUND', `There is no simdup store in ${dir}: it ${(await stat(dir).then(() => true, () => false)) ? 'is empty' : 'does not exist'}.`)
   }
 
   /**
@@ -463,6 +476,12 @@ export class MemoryStore implements FingerprintStore {
     if (typeof clusterId !== 'string') throw new DedupError('INVALID_OPTION', `Expected \`clusterId\` to be a string, got ${describeValue(clusterId)}.`)
     if (!Number.isInteger(limit) || limit < 0) throw new DedupError('INVALID_OPTION', `Expected \`limit\` to be an integer ≥ 0, got ${describeValue(limit)}.`)
     return this.tables.members(clusterId, limit).map((row) => this.tables.record(row))
+  }
+
+  async clusterSize(clusterId: string): Promise<number> {
+    this.checkOpen()
+    if (typeof clusterId !== 'string') throw new DedupError('INVALID_OPTION', `Expected \`clusterId\` to be a string, got ${describeValue(clusterId)}.`)
+    return this.tables.members(clusterId, Number.MAX_SAFE_INTEGER).length
   }
 
   async delete(ids: readonly string[]): Promise<void> {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { fieldProblems, fieldUses, mappedFields, parseSavedObjects } from './saved-object-fields.js'
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/kibana-import', import.meta.url))
 const NDJSON = readFileSync(new URL('../../../mappings/kibana/simdup.ndjson', import.meta.url), 'utf8')
@@ -154,6 +155,33 @@ describe('scripts/kibana-import', () => {
     expect(run.stderr).toMatch(message)
     expect(run.stdout + run.stderr).not.toContain(PASSWORD)
     expect(seen).toEqual([])
+  })
+
+  test('--out writes the objects for the user\'s index (its pattern, date field, title) to a file, without Kibana; each object fits both mappings (29.9, 29.10)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simdup-kibana-out-'))
+    const out = join(dir, 'news.ndjson')
+    const run = await runImport({ KIBANA_URL: base, SIMDUP_INDEX_PATTERN: 'news-dedup', SIMDUP_TIME_FIELD: 'published_at', SIMDUP_TITLE_FIELD: 'headline' }, ['--out', out])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toMatch(/wrote 6 saved object\(s\) to .*news\.ndjson: import it in Kibana/)
+    expect(seen).toEqual([])
+    const objects = parseSavedObjects(readFileSync(out, 'utf8'))
+    const view = objects.find((o) => o.type === 'index-pattern')!
+    expect([view.attributes.title, view.attributes.timeFieldName]).toEqual(['news-dedup', 'published_at'])
+    const search = objects.find((o) => o.type === 'search')!
+    expect(search.attributes.columns).toEqual(['dedup.id', 'headline', 'dedup.cluster_id', 'dedup.duplicate_of', 'dedup.distance', 'dedup.layer'])
+    expect(search.attributes.sort).toEqual([['dedup.cluster_id', 'asc'], ['published_at', 'asc']])
+    const uses = fieldUses(objects)
+    expect(uses.filter((u) => u.field === 'published_at').map((u) => u.kind).sort()).toEqual(['aggregate', 'sort', 'time'])
+    // dedup.indexed_at keeps only its label in the data view: no chart, sort or time filter uses it.
+    expect(uses.filter((u) => u.field === 'dedup.indexed_at').map((u) => u.kind)).toEqual(['display'])
+    // The content index's mapping as reindex leaves it: its own fields beside the dedup object.
+    const mapping = JSON.parse(readFileSync(new URL('../../../mappings/dedup-fields.json', import.meta.url), 'utf8')) as { template: { mappings: { properties: Record<string, unknown> } } }
+    const content = mappedFields({ headline: { type: 'text' }, published_at: { type: 'date' }, body: { type: 'text' } })
+    expect(fieldProblems(uses, mappedFields(mapping.template.mappings.properties), content)).toEqual([])
+    // A time field that is not a date in that index is caught.
+    expect(fieldProblems(uses, mappedFields(mapping.template.mappings.properties), mappedFields({ headline: { type: 'text' }, published_at: { type: 'keyword' } }))).toContain(
+      'simdup-data-view timeFieldName: `published_at` is a keyword, not a date',
+    )
   })
 
   test('a file not named *.ndjson, or a missing one, is a usage error', async () => {

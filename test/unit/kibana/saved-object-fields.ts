@@ -229,16 +229,18 @@ export function fieldUses(objects: readonly SavedObject[]): FieldUse[] {
 /**
  * Why each use would fail in Kibana: the field is not a `dedup.` field of the mapping, or the
  * mapping does not allow the use (aggregations and sorting need doc values, filters need an
- * indexed field, a time field must be a date). Empty when all is well.
+ * indexed field, a time field must be a date); `content`: the mapped fields of the index the objects
+ * were exported for, outside `dedup`. Empty when all is well.
  * @example fieldProblems([{ object: 'x', field: 'dedup.nope', kind: 'filter', where: 'q' }], fields)
  *   // ['x q: `dedup.nope` is not a field of mappings/dedup-fields.json']
  */
-export function fieldProblems(uses: readonly FieldUse[], fields: ReadonlyMap<string, MappedField>): string[] {
+export function fieldProblems(uses: readonly FieldUse[], fields: ReadonlyMap<string, MappedField>, content: ReadonlyMap<string, MappedField> = new Map()): string[] {
   const problems: string[] = []
   for (const u of uses) {
     const at = `${u.object} ${u.where}`
-    const f = fields.get(u.field)
-    if (!u.field.startsWith('dedup.') || f === undefined) {
+    // `content`: the fields of the user's own index the objects were exported for (its time and title fields).
+    const f = content.get(u.field) ?? (u.field.startsWith('dedup.') ? fields.get(u.field) : undefined)
+    if (f === undefined) {
       problems.push(`${at}: \`${u.field}\` is not a field of mappings/dedup-fields.json`)
       continue
     }

@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process'
+import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { LOG_FILE } from '../../src/store/embedded/_log.js'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'simdup.js')
+
+/**
+ * `simdup index` through the binary (dist/, built by the global setup), as a real child process.
+ * With `killAtLogBytes`, it is SIGKILLed as soon as the store's log reaches that size: at a
+ * random point of a run, often in the middle of a batch's write. `extra`: more flags (--resume).
+ */
+export async function indexChild(input: string, store: string, out: string, killAtLogBytes?: number, extra: string[] = []): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'index', input, '--store', store, '--out', out, '--batch', '75', '--workers', '1', '--quiet', ...extra], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The embedded store: an ES_URL in the environment would make it an Elasticsearch run.
+    env: { ...process.env, ES_URL: '' },
+  })
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  let timer: NodeJS.Timeout | undefined
+  if (killAtLogBytes !== undefined) {
+    const log = join(store, LOG_FILE)
+    timer = setInterval(() => {
+      void stat(log).then(
+        (s) => {
+          if (s.size >= killAtLogBytes && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+        },
+        () => undefined,
+      )
+    }, 2)
+  }
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      clearInterval(timer)
+      resolve({ code, signal, stderr })
+    })
+  })
+}
