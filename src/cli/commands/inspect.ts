@@ -1,6 +1,6 @@
 import {
-  compareOrder, createDeduplicator, OPTION_LIMITS, deleteDocuments, explainDocuments, terminalSafeJson, fingerprintToHex, hamming, reconcile,
-  type FingerprintStore,
+  compareOrder, createDeduplicator, OPTION_LIMITS, deleteDocuments, explainDocuments, terminalSafeJson, fingerprintToHex, hamming, matchCandidate, reconcile,
+  type FingerprintRecord, type FingerprintStore,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
