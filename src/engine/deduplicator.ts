@@ -8,7 +8,7 @@ import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDedu
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { BatchIndex } from './_batch-index.js'
 import { boundCandidates } from './_bounds.js'
-import { HostTemplates, textLines, type TextLines } from './templates.js'
+import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
 
@@ -230,7 +230,7 @@ export class Deduplicator {
 
   /** The document as fingerprinted without the template lines known now (itself when none applies). */
   private withoutTemplate(d: PreparedDocument, cache: Map<PreparedDocument, Filtered>): PreparedDocument {
-    if (this.templates === null || this.templates.size === 0) return d
+    if (this.templates === null || (this.templates.size === 0 && !mayHaveChromeLines(d.normalized))) return d
     const f = this.filteredOf(d, cache)
     const kept = this.templates.filter(f.lines)
     if (f.doc !== undefined && kept === f.kept) return f.doc

@@ -1,6 +1,6 @@
 import { contentKey } from '../fingerprint/hash.js'
 import { solidLength } from '../unicode.js'
-import { lineShape } from './line-shape.js'
+import { labelOnly, lineShape, mayHaveLabels } from './line-shape.js'
 
 /**
  * Cross-document boilerplate: lines that recur across many documents of one host are that site's
@@ -70,13 +70,25 @@ class HostState {
 export interface TextLines {
   lines: string[]
   keys: (number | null)[]
+  /** Which lines are chrome by their shape alone (`labelOnly`); null: none. */
+  chrome: boolean[] | null
 }
 
 /** Splits a normalised text into lines and keys each by its shape (`lineShape`, 52 bits of its content key). */
 export function textLines(normalized: string): TextLines {
   const lines = normalized.split('\n')
   const keys = lines.map((l) => (solidLength(l) >= TEMPLATE_MIN_LINE_CHARS ? lineKey(l) : null))
-  return { lines, keys }
+  let chrome: boolean[] | null = null
+  if (mayHaveLabels(normalized)) {
+    chrome = lines.map(labelOnly)
+    if (!chrome.includes(true)) chrome = null
+  }
+  return { lines, keys, chrome }
+}
+
+/** Whether a normalised text may lose lines to the layer before anything is learned (labelled chrome lines). */
+export function mayHaveChromeLines(normalized: string): boolean {
+  return mayHaveLabels(normalized)
 }
 
 function lineKey(line: string): number | null {
@@ -137,18 +149,19 @@ export class HostTemplates {
   }
 
   /**
-   * The text without its template lines and related-headline blocks, or null when there are none
+   * The text without its template lines, labelled chrome lines and related-headline blocks, or
+   * null when there are none
    * or too little would be left ({@link TEMPLATE_MIN_KEPT_CHARS}).
    */
   filter(text: TextLines): string | null {
-    if (this.size === 0) return null
+    if (this.size === 0 && text.chrome === null) return null
     const drop = this.headlineBlocks(text)
     const kept: string[] = []
     let dropped = false
     let solid = 0
     for (let i = 0; i < text.lines.length; i++) {
       const key = text.keys[i]
-      if (drop[i] === true || (key !== null && key !== undefined && this.template.has(key))) {
+      if (drop[i] === true || text.chrome?.[i] === true || (key !== null && key !== undefined && this.template.has(key))) {
         dropped = true
         continue
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { lineShape } from '../../../src/engine/line-shape.js'
+import { labelOnly, lineShape } from '../../../src/engine/line-shape.js'
 
 describe('lineShape (issue 24: chrome lines whose values change from page to page)', () => {
   it('masks the values after chrome labels, and dates and times', () => {
@@ -38,4 +38,19 @@ describe('lineShape (issue 24: chrome lines whose values change from page to pag
       expect(lineShape(a)).not.toBe(lineShape(b))
     },
   )
+})
+
+describe('labelOnly: lines that are chrome by their shape alone', () => {
+  it('date, source, author, editor, reporter, views and tool lines', () => {
+    for (const line of ['发布时间:2024-05-02 09:39 来源:某某日报 作者:某某', '【字体:大 中 小】 【打印本页】 【关闭窗口】', '责任编辑:陈静', '(记者:赵磊)',
+      '2024-06-08 16:53 来源:中国新闻网 浏览次数:137', '编辑:李娜 审核:杨帆', '上一篇:地铁站旁新设自助借还点', '分享到:微信 微博 QQ空间', '当前位置:首页 > 科技 > 正文']) {
+      expect(labelOnly(line), line).toBe(true)
+    }
+  })
+
+  it('not a line of content: a sentence, a label inside it, a long value, a value with a colon of its own', () => {
+    for (const line of ['春耕时节,农民抢种早稻。', '项目资金来源:省财政拨款三千万元', `来源:${'甲'.repeat(45)}`, '时间:5月2日 地点:市图书馆', '作者:鲁迅。此为《呐喊》自序节选', '作者:鲁迅 《呐喊》自序节选,写于一九二二年,收入小说集时略有改动,此为原文']) {
+      expect(labelOnly(line), line).toBe(false)
+    }
+  })
 })
