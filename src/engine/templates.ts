@@ -12,21 +12,33 @@ import { labelOnly, lineShape, mayHaveLabels } from './line-shape.js'
  *
  * Learning (per host):
  * - A document's host is its URL's host name (lower-cased, `www.` dropped), or for an HTML page
- *   sent without a URL the signature of its head (`htmlSiteKey`: stylesheets, generator).
- * - Every document teaches the learner, each line once per document, except exact copies of an
- *   earlier document (the exact layer's duplicates). Duplicates by the near-duplicate rules count:
- *   while the chrome is not yet learned, pages whose chrome outweighs their text look like
- *   duplicates of each other, and "unique only" would never learn it.
- * - A host's counts are read at **epochs**: when its number of counted documents reaches 8, 16,
+ *   sent without a URL the signature of its head (`htmlSiteKey`: stylesheets, generator). Plain
+ *   text with a URL has a host and teaches like a page.
+ * - Lines are keyed by **shape** (`lineShape`, line-shape.ts): the values after chrome labels
+ *   (来源, 作者, 发布时间, …), a breadcrumb's parts after the first, dates, times and the figures of a
+ *   line with enough words are masked, punctuation dropped; "发布时间：2024-05-02 09:39 来源：某某日报"
+ *   is one line on every page of a site.
+ * - A line counts **once per different document** of the host, never for copies of one: a unique
+ *   document counts its lines; a duplicate counts them only when it brings a line (shape) that its
+ *   cluster's documents did not have. That lets a site whose chrome outweighs its pages' text
+ *   learn it (its pages look like duplicates of one another until then, but each brings its own
+ *   text), while an article reposted a thousand times (exact, or with a comma or a date changed)
+ *   counts once. The keys of each cluster's documents are kept (bounded; a cluster forgotten, or
+ *   first indexed by an earlier job, restarts from the next copy, which counts nothing).
+ * - A host's counts are read at **epochs**: when its number of different documents reaches 8, 16,
  *   32, … (each doubling). A line then becomes template when at least
  *   `max(TEMPLATE_MIN_DOCS, TEMPLATE_MIN_SHARE × documents)` of them hold it: with the share at
- *   one half, a line on most of a site's pages, which says nothing about any one page. A text
- *   reposted many times on one host becomes template only if its copies are most of that host.
+ *   one half, a line on most of a site's different pages, which says nothing about any one page.
+ * - The first line of every hosted document, when it looks like a headline (short, no full stop),
+ *   is learned as one at once: related-headline lists name other pages' headlines.
  *
- * Applying (every document): the lines that are template on **any** host are left out of the text
- * that is fingerprinted. Applying the union, not the document's own host's set, keeps a page and
- * its copy elsewhere (a mirror, a repost, a plain-text copy) comparable: both lose the same lines.
- * A document left with too little text keeps it whole ({@link TEMPLATE_MIN_KEPT_CHARS}).
+ * Applying (every document): left out of the text that is fingerprinted are the lines that are
+ * template on **any** host, runs of {@link HEADLINE_BLOCK_MIN} or more adjacent lines that are
+ * known headlines (never the text's own first line), and lines that are chrome by their shape
+ * alone (`labelOnly`: labelled values, dates and tool words only, no learning needed). Applying
+ * the union, not the document's own host's set, keeps a page and its copy elsewhere (a mirror, a
+ * repost, a plain-text copy) comparable: both lose the same lines. A document left with too
+ * little text keeps it whole ({@link TEMPLATE_MIN_KEPT_CHARS}).
  *
  * Determinism: the state before a document depends only on the decisions of the documents before
  * it in input order, so decisions do not depend on the batch size, and a re-run (which repeats the
