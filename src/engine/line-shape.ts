@@ -44,12 +44,32 @@ const DATE_ONLY = /^[\s#年月日号时点分秒星期周一二三四五六七�
 const NOT_WORD = /[^\p{L}\p{N}#◇]/gu
 const LETTER = /[\p{L}]/gu
 
-/** Whether some line of a text may be labelled chrome (a quick test before cutting it into lines). */
+const LABEL_SET = new Set<string>(CHROME_LABELS)
+const LABEL_MAX = Math.max(...CHROME_LABELS.map((l) => l.length))
+
+/**
+ * Whether some line of a text may be labelled chrome (a quick test before cutting it into lines):
+ * a colon right after a chrome label. One pass over the colons, no regular expression.
+ */
 export function mayHaveLabels(text: string): boolean {
-  LABEL.lastIndex = 0
-  const found = LABEL.test(text)
-  LABEL.lastIndex = 0
-  return found
+  for (let i = text.indexOf(':'); ; i = text.indexOf(':', i + 1)) {
+    if (i < 0) break
+    if (labelEndsAt(text, i)) return true
+  }
+  for (let i = text.indexOf('：'); i >= 0; i = text.indexOf('：', i + 1)) if (labelEndsAt(text, i)) return true
+  return false
+}
+
+/** The last code units of the labels (lower-cased): most colons follow none of them. */
+const LABEL_LAST = new Set(CHROME_LABELS.map((l) => l.charCodeAt(l.length - 1)))
+
+/** Whether a chrome label (then white space) ends just before position `colon`. */
+function labelEndsAt(text: string, colon: number): boolean {
+  let end = colon
+  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 0x3000)) end--
+  if (end === 0 || !LABEL_LAST.has(text.charCodeAt(end - 1) | (text.charCodeAt(end - 1) < 0x80 ? 0x20 : 0))) return false
+  for (let n = 2; n <= LABEL_MAX && n <= end; n++) if (LABEL_SET.has(text.slice(end - n, end).toLowerCase())) return true
+  return false
 }
 
 const LABEL_WORD = new RegExp(`(${[...CHROME_LABELS].sort((a, b) => b.length - a.length).join('|')})\\s*[:：]`, 'giu')
@@ -61,6 +81,7 @@ const TOOL_WORDS = /[【[][^】\]]{1,8}[】\]]/gu
  * @example labelOnly('发布时间：2024-05-02 09:39 来源：某某日报 作者：某某') // true
  */
 export function labelOnly(line: string): boolean {
+  if (!line.includes(':') && !line.includes('：')) return false
   let s = maskLabels(line.trim())
   if (!s.includes('◇')) return false
   s = s.replace(FIGURES, '#').replace(TOOL_WORDS, '').replace(LABEL_WORD, '')
@@ -72,10 +93,80 @@ export function labelOnly(line: string): boolean {
  * @example lineShape('发布时间：2024-05-02 09:39 来源：某某日报') === lineShape('发布时间：2023-11-30 17:02 来源：新华社')
  */
 export function lineShape(line: string): string {
-  let s = maskLabels(line.trim())
-  s = maskCrumbs(s)
-  s = maskFigures(s)
-  return s.replace(NOT_WORD, '')
+  let out = ''
+  for (const ch of masked(line)) if (isWordUnit(ch.charCodeAt(0))) out += ch
+  return out
+}
+
+/** The line with its varying parts masked, punctuation kept. */
+function masked(line: string): string {
+  let s = line.trim()
+  const f = features(s)
+  if (f & COLON && mayHaveLabels(s)) s = maskLabels(s)
+  if (f & CRUMB) s = maskCrumbs(s)
+  if (f & DIGIT) s = maskFigures(s)
+  return s
+}
+
+const COLON = 1
+const DIGIT = 2
+const CRUMB = 4
+
+/** Which maskings may apply to a line: colons, digits, breadcrumb separators (one pass over its code units). */
+function features(line: string): number {
+  let f = 0
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i)
+    if (c === 0x3a || c === 0xff1a) f |= COLON
+    else if (c >= 0x30 && c <= 0x39) f |= DIGIT
+    else if (c === 0x3e || c === 0x203a || c === 0xbb || c === 0xff1e || c === 0x2192) f |= CRUMB
+  }
+  return f
+}
+
+/**
+ * 52 bits of the shape of a line (see {@link lineShape}), or null when the shape is empty. A line
+ * with nothing to mask (most lines of prose) is keyed in one pass over its code units, without a
+ * regular expression or a new string: its letters and digits, punctuation and spaces skipped.
+ */
+export function lineShapeKey(line: string): number | null {
+  return wordKey(features(line) === 0 ? line : masked(line))
+}
+
+/** FNV-1a, two 32-bit lanes, over the word characters of a string (letters, digits, `#`, `◇`); null for none. */
+function wordKey(s: string): number | null {
+  let h1 = 0x811c9dc5
+  let h2 = 0x9747b28c
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (!isWordUnit(c)) continue
+    n++
+    h1 = Math.imul(h1 ^ c, 0x01000193)
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995)
+    h2 ^= h2 >>> 15
+  }
+  if (n === 0) return null
+  return (h1 >>> 0) * 0x100000 + (h2 >>> 12)
+}
+
+/**
+ * Whether a UTF-16 code unit is part of a word for {@link wordKey}: ASCII letters and digits, `#`,
+ * and everything above U+00BF but the punctuation and space blocks (general punctuation, CJK
+ * symbols and punctuation, full-width punctuation, CJK compatibility forms). Surrogates count
+ * (letters outside the BMP).
+ */
+function isWordUnit(c: number): boolean {
+  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x23
+  if (c <= 0xbf) return false
+  if (c >= 0x2000 && c <= 0x206f) return false
+  if (c >= 0x3000 && c <= 0x303f) return false
+  if (c >= 0xfe30 && c <= 0xfe4f) return false
+  if (c >= 0xff00 && c <= 0xff0f) return false
+  if (c >= 0xff1a && c <= 0xff20) return false
+  if (c >= 0xff3b && c <= 0xff40) return false
+  if (c >= 0xff5b && c <= 0xff65) return false
+  return true
 }
 
 function maskLabels(line: string): string {

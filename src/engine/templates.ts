@@ -1,6 +1,5 @@
-import { contentKey } from '../fingerprint/hash.js'
 import { solidLength } from '../unicode.js'
-import { labelOnly, lineShape, mayHaveLabels } from './line-shape.js'
+import { labelOnly, lineShapeKey, mayHaveLabels } from './line-shape.js'
 
 /**
  * Cross-document boilerplate: lines that recur across many documents of one host are that site's
@@ -86,7 +85,7 @@ export interface TextLines {
   chrome: boolean[] | null
 }
 
-/** Splits a normalised text into lines and keys each by its shape (`lineShape`, 52 bits of its content key). */
+/** Splits a normalised text into lines and keys each by its shape (`lineShape`, `lineShapeKey`). */
 export function textLines(normalized: string): TextLines {
   const lines = normalized.split('\n')
   const keys = lines.map((l) => (solidLength(l) >= TEMPLATE_MIN_LINE_CHARS ? lineKey(l) : null))
@@ -104,8 +103,7 @@ export function mayHaveChromeLines(normalized: string): boolean {
 }
 
 function lineKey(line: string): number | null {
-  const shape = lineShape(line)
-  return shape.length === 0 ? null : parseInt(contentKey(shape).slice(0, 13), 16)
+  return lineShapeKey(line)
 }
 
 /** Whether a line can be a page's headline (short, no full stop). */
