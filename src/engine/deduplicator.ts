@@ -8,7 +8,7 @@ import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDedu
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { BatchIndex } from './_batch-index.js'
 import { boundCandidates } from './_bounds.js'
-import { HostTemplates, textLines, type TextLines } from './templates.js'
+import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
 
@@ -181,10 +181,14 @@ export class Deduplicator {
       // version of it (first-insertion order, so a re-run gives the same answer).
       const previous = previousVersion(subject, keep, o)
       if (previous !== null) supersedesOf.set(original, previous.id)
-      // Every document teaches the template learner but exact copies (the same text again says
-      // nothing new about the site): pages whose chrome outweighs their text look like duplicates
-      // of each other until the chrome is learned, so "unique only" would never learn it.
-      if (templates !== null && original.host !== null && match?.layer !== 'exact') templates.observe(original.host, this.linesOf(original, filtered))
+      // The template learner is shown every decided document with a host; its lines count once
+      // per different document (a unique one, or a duplicate bringing lines its cluster did not
+      // have: pages whose chrome outweighs their text look alike until the chrome is learned),
+      // never for copies of one document (see HostTemplates.observe).
+      if (templates !== null && original.host !== null) {
+        const clusterId = match === null ? d.id : match.record.clusterId
+        templates.observe(original.host, this.linesOf(original, filtered), { clusterId, duplicate: match !== null })
+      }
       const record: FingerprintRecord = {
         id: d.id,
         fingerprint: d.fingerprint,
@@ -275,7 +279,7 @@ export class Deduplicator {
 
   /** The document as fingerprinted without the template lines known now (itself when none applies). */
   private withoutTemplate(d: PreparedDocument, cache: Map<PreparedDocument, Filtered>): PreparedDocument {
-    if (this.templates === null || this.templates.size === 0) return d
+    if (this.templates === null || (this.templates.size === 0 && !mayHaveChromeLines(d.normalized))) return d
     const f = this.filteredOf(d, cache)
     const kept = this.templates.filter(f.lines)
     if (f.doc !== undefined && kept === f.kept) return f.doc

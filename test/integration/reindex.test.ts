@@ -700,3 +700,58 @@ describe('simdup reindex (CLI)', () => {
     expect(decisions(all)).toEqual(decisions(await readAll(ref)))
   }, 120_000)
 })
+
+describe('simdup reindex takes the analysis flags of simdup index (issue 24)', () => {
+  // A site whose chrome (a plain-div blurb and footer, larger than each page's one sentence) no
+  // structural rule sees: the template layer is what keeps its pages apart; and an article with
+  // its last two sentences cut, found by the MinHash route only.
+  const blurb = '本站是一个面向社区居民的公益资讯平台，由志愿者团队负责日常维护与内容审核，所有文章均可免费转载但须注明出处。' + // "a non-profit community news site run by volunteers"
+    '我们欢迎读者通过电子邮件投稿，也欢迎对本站的栏目设置与服务质量提出宝贵意见，编辑部会在三个工作日内回复。' // "submissions by e-mail welcome"
+  const footer = '本站内容仅供参考，转载请保留原文链接与作者信息，违者必究。' // "for reference only; keep the link when reposting"
+  const sentencesOf = (a: string) => a.split(/(?<=。)/).filter((s) => s.length > 0)
+  const SENTENCES = [ARTICLE_A, ARTICLE_B, ARTICLE_C].flatMap(sentencesOf)
+  const page = (text: string) => `<html><head><title>资讯</title></head><body><div class="intro"><p>${blurb}</p></div><div class="post"><p>${text}</p></div><div class="end"><p>${footer}</p></div></body></html>`
+  const docs: [string, { body: string; link: string; published: number }][] = [
+    ...SENTENCES.slice(0, 20).map((s, i): [string, { body: string; link: string; published: number }] => [`p${String(i).padStart(2, '0')}`, { body: page(s), link: `https://news.example/a/${i}.html`, published: T0 + i * MIN }]),
+    ['d-full', { body: ARTICLE_D, link: 'https://other.example/d', published: T0 + 30 * MIN }],
+    ['d-cut', { body: sentencesOf(ARTICLE_D).slice(0, -2).join(''), link: 'https://third.example/d', published: T0 + 31 * MIN }],
+  ]
+  const fields = parseFieldList(',body,link')
+
+  async function source(): Promise<string> {
+    const index = name('src')
+    await client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: 0, ...testIndexSettings() }, mappings: { properties: { body: { type: 'text' }, link: { type: 'keyword' }, published: { type: 'date' } } } })
+    const operations: object[] = []
+    for (const [id, doc] of docs) operations.push({ index: { _index: index, _id: id } }, doc)
+    expect((await client.bulk({ operations, refresh: true })).errors).toBe(false)
+    return index
+  }
+
+  /** The in-memory engine with the same options over the same order: what reindex must decide. */
+  async function expected(options: { templates?: boolean; minhash?: boolean }): Promise<Map<string, string | null>> {
+    const dedup = createDeduplicator({ store: await openMemoryStore(), analyzer, ...options })
+    const decided = await dedup.process(docs.map(([id, doc]) => mapHit(id, doc, fields, '_id').item))
+    return new Map(decided.map((d) => [d.id!, d.duplicateOf]))
+  }
+
+  test('--no-templates and --no-minhash decide as index does with them', async () => {
+    const src = await source()
+    const runWith = async (flags: string[]): Promise<Map<string, string | null>> => {
+      const dest = name('dest')
+      const f = fakeIO(dir)
+      expect(await run(['reindex', '--es', es.url, '--source', src, '--dest', dest, '--fields', ',body,link', '--sort', 'published', '--checkpoint', `flags-${dest}.json`, '--quiet', ...flags], f.io), f.stderr()).toBe(0)
+      return new Map([...decisions(await readAll(dest))].map(([id, d]) => [id, d?.duplicate_of ?? null]))
+    }
+    const byDefault = await expected({})
+    const noTemplates = await expected({ templates: false })
+    const noMinhash = await expected({ minhash: false })
+    // The corpus is one where each flag changes decisions (else the test would prove nothing).
+    expect(noTemplates).not.toEqual(byDefault)
+    expect(noMinhash).not.toEqual(byDefault)
+    expect(byDefault.get('d-cut')).toBe('d-full')
+    expect(noMinhash.get('d-cut')).toBeNull()
+    expect(await runWith([])).toEqual(byDefault)
+    expect(await runWith(['--no-templates'])).toEqual(noTemplates)
+    expect(await runWith(['--no-minhash'])).toEqual(noMinhash)
+  }, 60_000)
+})

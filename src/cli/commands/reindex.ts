@@ -42,6 +42,9 @@ redone (--restart forces it).
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
+  --no-minhash       no MinHash route (half the memory per document, lower recall)
+  --no-templates     keep every line: do not learn the lines on most pages of a site (its
+                     template) and leave them out of later documents' fingerprints
   --workers N        worker threads for fingerprinting: ${REINDEX_LIMITS.workers.min} to ${REINDEX_LIMITS.workers.max} (default ${REINDEX_LIMITS.workers.default}: in-process)
   --quiet            no progress, no summary
 ${ANALYZER_HELP}
@@ -84,6 +87,8 @@ const FLAGS = {
   title: { type: 'boolean' },
   'no-url': { type: 'boolean' },
   'no-exact': { type: 'boolean' },
+  'no-minhash': { type: 'boolean' },
+  'no-templates': { type: 'boolean' },
   workers: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -151,6 +156,8 @@ export async function reindexCommand(args: string[], io: CliIO): Promise<number>
       // Plain options (no Analyzer instance), so worker threads can rebuild the same analyzer.
       analyzer,
       layers: { url: !values['no-url'], exact: !values['no-exact'], title: values.title === true },
+      minhash: values['no-minhash'] !== true,
+      templates: values['no-templates'] !== true,
     },
     signal: abort.signal,
     log: (message) => say(`${message}\n`),

@@ -117,6 +117,8 @@ export async function reindex(options: ReindexOptions): Promise<ReindexResult> {
     decider: JSON.stringify({
       version: analyzer.version, maxDistance: decider.maxDistance, blockScheme: decider.blockScheme, layers: decider.layers,
       minhash: decider.minhash, minResemblance: decider.minResemblance, maxContentLength: decider.maxContentLength,
+      // Named only when off, so checkpoints written before the option was part of the job still match.
+      ...(decider.templates ? {} : { templates: false }),
     }),
   }
   const lock = o.checkpointFile === null ? null : await lockCheckpoint(o.checkpointFile)

@@ -8,6 +8,8 @@ import { decided, runInBatches } from '../../helpers/rerun.js'
 import { mulberry32 } from '../../helpers/random.js'
 
 const analyzer = createAnalyzer()
+/** The decision of the i-th of a row of different documents. */
+const unique = (i: number) => ({ clusterId: `d${i}`, duplicate: false })
 /** 32 different sentences of the fixture articles (each ~40 characters). */
 const SENTENCES = [ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D].flatMap((a) => a.split(/(?<=。)/)).filter((s) => s.length > 0)
 
@@ -92,9 +94,9 @@ describe('HostTemplates', () => {
   it('a line becomes template at an epoch when most of a host\'s documents hold it, and is then left out of every host\'s documents', () => {
     const t = new HostTemplates()
     const shared = '本站内容仅供参考，转载请保留原文链接。' // "for reference only; keep the link"
-    for (let i = 0; i < TEMPLATE_FIRST_EPOCH - 1; i++) t.observe('a.example', textLines(`${SENTENCES[i]}\n${shared}`))
+    for (let i = 0; i < TEMPLATE_FIRST_EPOCH - 1; i++) t.observe('a.example', textLines(`${SENTENCES[i]}\n${shared}`), unique(i))
     expect(t.filter(textLines(`${SENTENCES[20]}\n${shared}`))).toBeNull() // not before the epoch
-    t.observe('a.example', textLines(`${SENTENCES[8]}\n${shared}`))
+    t.observe('a.example', textLines(`${SENTENCES[8]}\n${shared}`), unique(8))
     expect(t.filter(textLines(`${SENTENCES[20]}\n${shared}`))).toBe(SENTENCES[20])
     // Sentences seen once stay content.
     expect(t.filter(textLines(`${SENTENCES[0]}\n${SENTENCES[1]}`))).toBeNull()
@@ -103,7 +105,7 @@ describe('HostTemplates', () => {
   it('a line on fewer than half of the pages is not template', () => {
     const t = new HostTemplates()
     const some = '本节介绍如何配置网络代理服务器。' // "how to configure a proxy" (on 3 of 8 pages)
-    for (let i = 0; i < TEMPLATE_FIRST_EPOCH; i++) t.observe('a.example', textLines(i < 3 ? `${SENTENCES[i]}\n${some}` : SENTENCES[i]!))
+    for (let i = 0; i < TEMPLATE_FIRST_EPOCH; i++) t.observe('a.example', textLines(i < 3 ? `${SENTENCES[i]}\n${some}` : SENTENCES[i]!), unique(i))
     expect(t.filter(textLines(`${SENTENCES[20]}\n${some}`))).toBeNull()
   })
 
@@ -142,3 +144,42 @@ function templatedStream(seed: number, n: number): InputDocument[] {
   }
   return docs
 }
+
+describe('HostTemplates: different documents only (issue 24)', () => {
+  const chrome = '本站内容仅供参考，转载请保留原文链接。' // "for reference only; keep the link"
+  it('copies of one document never make its lines template, however many and whatever their decision', () => {
+    const t = new HostTemplates()
+    const article = `${SENTENCES[0]}\n${SENTENCES[1]}\n${SENTENCES[2]}`
+    t.observe('a.example', textLines(article), unique(0))
+    // 64 copies: exact, and with the commas dropped (lines are keyed by shape, without punctuation).
+    for (let k = 1; k <= 8 * TEMPLATE_FIRST_EPOCH; k++) {
+      const copy = k % 2 === 0 ? article : article.replace(/，/g, '')
+      t.observe('a.example', textLines(copy), { clusterId: 'd0', duplicate: true })
+    }
+    for (let i = 3; i < 3 + TEMPLATE_FIRST_EPOCH; i++) t.observe('a.example', textLines(SENTENCES[i]!), unique(i))
+    expect(t.filter(textLines(`${SENTENCES[0]}\n${SENTENCES[20]}`))).toBeNull()
+  })
+
+  it('a duplicate that brings a line its cluster did not have is a different page (chrome that outweighed its text)', () => {
+    const t = new HostTemplates()
+    for (let i = 0; i < TEMPLATE_FIRST_EPOCH; i++) t.observe('a.example', textLines(`${chrome}\n${SENTENCES[i]}`), i === 0 ? unique(0) : { clusterId: 'd0', duplicate: true })
+    expect(t.filter(textLines(`${chrome}\n${SENTENCES[20]}`))).toBe(SENTENCES[20])
+  })
+
+  it('lines that vary only in dates, sources and authors are learned as one shape', () => {
+    const t = new HostTemplates()
+    const meta = (i: number) => `发布时间：2024-05-${String(i + 1).padStart(2, '0')} 09:${10 + i} 来源：${['新华社', '人民日报', '本报'][i % 3]} 作者：${['张三', '李四'][i % 2]}`
+    for (let i = 0; i < TEMPLATE_FIRST_EPOCH; i++) t.observe('a.example', textLines(`${meta(i)}\n【字体：大 中 小】\n${SENTENCES[i]}`), unique(i))
+    expect(t.filter(textLines(`发布时间：2025-01-31 17:02 来源：中新网 作者：王五\n【字体：大 中 小】\n${SENTENCES[20]}`))).toBe(SENTENCES[20])
+  })
+
+  it('a block of two or more other pages\' headlines is left out; a text\'s own headline is kept', () => {
+    const t = new HostTemplates()
+    const titles = ['全市图书馆延长夜间开放时间', '山区宽带入户工程全面完工', '平原地区农民抢种早稻', '小微企业税收优惠政策解读']
+    titles.forEach((title, i) => t.observe('a.example', textLines(`${title}\n${SENTENCES[i]}`), unique(i)))
+    const page = `${titles[0]}\n${SENTENCES[0]}\n相关新闻\n${titles[1]}\n${titles[2]}\n${titles[3]}`
+    expect(t.filter(textLines(page))).toBe(`${titles[0]}\n${SENTENCES[0]}\n相关新闻`)
+    // One headline alone (an editor's note above a reposted article's headline) is not a block.
+    expect(t.filter(textLines(`编者按：本文经授权转载。\n${titles[1]}\n${SENTENCES[1]}`))).toBeNull()
+  })
+})
