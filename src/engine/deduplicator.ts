@@ -146,7 +146,7 @@ export class Deduplicator {
       if (stored !== undefined) {
         const replayed = replay(subject, stored, resume!.targets, o)
         if (replayed !== undefined) {
-          if (templates !== null && original.host !== null && stored.layer !== 'exact') templates.observe(original.host, this.linesOf(original, filtered))
+          if (templates !== null && original.host !== null) templates.observe(original.host, this.linesOf(original, filtered), { clusterId: stored.clusterId, duplicate: stored.duplicateOf !== null })
           if (stored.supersedes !== undefined) supersedesOf.set(original, stored.supersedes)
           batchIds.add(d.id)
           batch.add(stored)
