@@ -368,9 +368,38 @@ export class LogFile {
   private readonly queue: Job[] = []
   private running = false
   private failure: DedupError | null = null
+  /** Identity (device, inode) of the file this log writes: checked before every commit. */
+  private dev = 0
+  private ino = 0
 
   private constructor(private readonly dir: string, private fh: FileHandle, size: number, private readonly fsync: boolean) {
     this.size = size
+  }
+
+  private async remember(): Promise<void> {
+    const st = await this.fh.stat()
+    this.dev = st.dev
+    this.ino = st.ino
+  }
+
+  /**
+   * Throws CONFLICT unless the log is still the file this process opened, at the size it left it:
+   * another writer (a lock that failed, a copy put in place, a restore) must make this one stop
+   * loudly, not overwrite what the other wrote.
+   */
+  private async checkOwned(): Promise<void> {
+    const path = join(this.dir, LOG_FILE)
+    const mine = await this.fh.stat()
+    const now = await stat(path).catch(() => null)
+    let what: string | null = null
+    if (now === null) what = `${path} is gone`
+    else if (now.dev !== this.dev || now.ino !== this.ino || mine.dev !== this.dev || mine.ino !== this.ino) what = `${path} was replaced by another file`
+    else if (mine.size !== this.size) what = `${path} is ${mine.size} bytes where this process wrote ${this.size}`
+    if (what === null) return
+    throw new DedupError(
+      'CONFLICT',
+      `The store log changed under this writer: ${what}. Another process has written to the store (or the file was replaced); this process writes nothing more. Its acknowledged writes are in the log it wrote; run \`simdup store check\` on ${this.dir}.`,
+    )
   }
 
   /**
@@ -404,7 +433,9 @@ export class LogFile {
         await writeAll(fh, version, 8)
         await fh.sync()
       }
-      return { log: new LogFile(dir, fh, result.size, fsync), replay: result }
+      const log = new LogFile(dir, fh, result.size, fsync)
+      await log.remember()
+      return { log, replay: result }
     } catch (err) {
       await fh.close()
       throw err
@@ -454,6 +485,7 @@ export class LogFile {
    * Call only from inside `task`.
    */
   async rewrite(frames: Iterable<Buffer>): Promise<void> {
+    await this.checkOwned()
     const tmp = join(this.dir, COMPACT_FILE)
     const fh = await open(tmp, 'w')
     let size = HEADER_BYTES
@@ -476,6 +508,7 @@ export class LogFile {
       const old = this.fh
       this.fh = await open(join(this.dir, LOG_FILE), 'r+')
       this.size = size
+      await this.remember()
       await old.close()
     } catch (err) {
       this.fail(err)
@@ -512,6 +545,7 @@ export class LogFile {
         const parts: Buffer[] = []
         for (const job of group) parts.push(frameHeader(job.payload), job.payload)
         const bytes = Buffer.concat(parts)
+        await this.checkOwned()
         try {
           await writeAll(this.fh, bytes, this.size)
           if (this.fsync) await this.fh.datasync()
@@ -535,7 +569,7 @@ export class LogFile {
   }
 
   private fail(cause: unknown): void {
-    this.failure = new DedupError(
+    this.failure = cause instanceof DedupError && cause.code === 'CONFLICT' ? cause : new DedupError(
       'STORE_UNAVAILABLE',
       `Writing the store log in ${this.dir} failed; no further writes are accepted. Close and reopen the store (acknowledged puts are safe).`,
       { cause },
