@@ -1,6 +1,8 @@
 /** What the CLI touches of the outside world; tests pass a fake. */
 export interface CliIO {
   stdin: AsyncIterable<Uint8Array | string>
+  /** The descriptor `stdin` reads (0 for the process's): to tell an output that is the file stdin is redirected from. */
+  stdinFd?: number
   /**
    * Standard output. `flush` (optional) resolves once what was written is handed to the OS and
    * rejects with an `OutputError` when writing failed (a closed pipe, a full disk).

@@ -115,7 +115,7 @@ function report(name: string, err: unknown, io: CliIO): number {
 
 /** The real process I/O. */
 export function nodeIO(): CliIO {
-  return { stdin: process.stdin, stdout: guardedOutput(process.stdout, 'to standard output'), stderr: process.stderr, env: process.env, cwd: process.cwd() }
+  return { stdin: process.stdin, stdinFd: 0, stdout: guardedOutput(process.stdout, 'to standard output'), stderr: process.stderr, env: process.env, cwd: process.cwd() }
 }
 
 /**

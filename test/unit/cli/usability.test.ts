@@ -1,7 +1,7 @@
 // The CLI as a newcomer meets it (issue 14): one answer for one pair, self-explaining decisions,
 // errors in the user's words with a pointer to --help, exit codes that say what happened.
 import { describe, expect, test, beforeAll } from 'vitest'
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
@@ -282,5 +282,34 @@ describe('11.7 ids are printed escaped', () => {
       expect([r.stdout.includes('\u001b'), r.stdout.includes('\u009b')]).toEqual([false, false])
       expect(r.stdout).toContain('x\\u001b[2J\\u001b[31mred\\nfake line\\u009b')
     }
+  })
+})
+
+describe('issue 26: outputs that would replace the input or the store', () => {
+  const doc = JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n'
+  test('--out or --rejects inside the store directory is refused; the store keeps its records', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-guard-'))
+    expect(await run(['index', '-', '--store', 'big', '--quiet'], fakeIO(work, doc).io)).toBe(0)
+    const log = readFileSync(join(work, 'big', 'store.log'))
+    for (const flags of [['--out', 'big/store.log'], ['--out', 'big/new.jsonl'], ['--out', 'o.jsonl', '--rejects', 'big/SIMDUP_STORE'], ['--out', './big/../big/LOCK']]) {
+      const { io, stderr } = fakeIO(work, doc)
+      expect(await run(['index', '-', '--store', 'big', '--quiet', ...flags], io)).toBe(2)
+      expect(stderr()).toMatch(/is inside the store directory .*big: it would replace the store's files/)
+    }
+    expect(readFileSync(join(work, 'big', 'store.log'))).toEqual(log)
+    // A hard link to the log, outside the store, is a store file too.
+    linkSync(join(work, 'big', 'store.log'), join(work, 'linked.log'))
+    const { io, stderr } = fakeIO(work, doc)
+    expect(await run(['index', '-', '--store', 'big', '--out', 'linked.log'], io)).toBe(2)
+    expect(stderr()).toMatch(/is a file of the store/)
+    expect(readFileSync(join(work, 'big', 'store.log'))).toEqual(log)
+  })
+
+  test('--out /dev/null with a rejected line writes no /dev/null.rejects.jsonl', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-guard-'))
+    rmSync('/dev/null.rejects.jsonl', { force: true }) // (left by a run of the old code, as root)
+    const { io } = fakeIO(work, doc + 'not json\n')
+    expect(await run(['index', '-', '--store', 's', '--out', '/dev/null', '--quiet'], io)).toBe(0)
+    expect(existsSync('/dev/null.rejects.jsonl')).toBe(false)
   })
 })
