@@ -7,7 +7,7 @@ import type { CandidateBounds, FingerprintStore } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from '../_lock.js'
-import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
+import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogCheck, type LogDamage, type PayloadSink } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
@@ -118,6 +118,11 @@ export interface LogDamageReport {
   cut: boolean
   /** Where the cut bytes (or, after a repair, the whole old log) were copied; null if not copied. */
   savedTo: string | null
+  /**
+   * What of it a writer had acknowledged (its commit point lies past `offset`): bytes and entries
+   * (records and deletes) lost. Null for a torn write that was never acknowledged.
+   */
+  acknowledged: { bytes: number; entries: number } | null
 }
 
 /** What `checkMemoryStore` / `repairMemoryStore` found (and did). */
@@ -212,12 +217,16 @@ export class MemoryStore implements FingerprintStore {
    * torn tail, or a damaged frame and all after it). Throws NOT_FOUND when there is no store.
    */
   static async check(dir: string): Promise<MemoryStoreCheck> {
+    return (await MemoryStore.checkWithLog(dir)).check
+  }
+
+  private static async checkWithLog(dir: string): Promise<{ check: MemoryStoreCheck; log: LogCheck }> {
     const store = new MemoryStore()
     const abs = resolve(dir)
     store.tables = new Tables(store.layouts, store.registry, store.logReader(abs))
     try {
       const found = await checkLog(abs, store.sink())
-      return { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }
+      return { check: { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }, log: found }
     } finally {
       store.tables.reader?.retire()
     }
@@ -235,9 +244,9 @@ export class MemoryStore implements FingerprintStore {
       throw new DedupError('STORE_UNAVAILABLE', `Cannot repair the store in ${abs}: ${(err as Error).message}`, { cause: err })
     })
     try {
-      const found = await MemoryStore.check(abs)
+      const { check: found, log } = await MemoryStore.checkWithLog(abs)
       if (found.damage === null) return found
-      const backup = await truncateLog(abs, found.validBytes)
+      const backup = await truncateLog(abs, log)
       return { ...found, damage: { ...found.damage, cut: true, savedTo: backup } }
     } finally {
       await lock.release()
@@ -260,6 +269,7 @@ export class MemoryStore implements FingerprintStore {
       tail: damage.tail,
       cut,
       savedTo: damage.savedTo,
+      acknowledged: damage.acknowledged,
     }
   }
 
@@ -564,7 +574,7 @@ export class MemoryStore implements FingerprintStore {
       old.reader?.pin()
       const fresh = new Tables(this.layouts, this.registry, this.logReader(this.dir!))
       fresh.reserve(old.live)
-      await log.rewrite(this.rebuildFrames(fresh))
+      await log.rewrite(this.rebuildFrames(fresh), () => fresh.live)
       this.tables = fresh
       old.reader?.retire()
       this.logEntries = fresh.live
@@ -641,9 +651,10 @@ export class MemoryStore implements FingerprintStore {
   }
 
   /** Applies `buf[start, end)`; `fileOffset`: where `buf[0]` sits in the log (0 in memory). */
-  private applyPayload(buf: Buffer, start: number, end: number, fileOffset = 0): void {
+  private applyPayload(buf: Buffer, start: number, end: number, fileOffset = 0): number {
     const counts = this.tables.applyEntries(buf, start, end, fileOffset)
     this.logEntries += counts.puts + counts.deletes
+    return counts.puts + counts.deletes
   }
 
   private checkOpen(): void {
