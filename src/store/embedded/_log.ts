@@ -156,6 +156,8 @@ export interface ReplayResult {
   logId: number
   /** Entries (records and deletes) replayed. */
   entries: number
+  /** Device and inode of the file replayed (`dev:ino`): a reader of the same log must read this file. */
+  inode: string
 }
 
 function corrupt(path: string, offset: number, what: string, cause?: unknown): DedupError {
@@ -320,7 +322,8 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
   // The commit point before the size: a live writer writes its frames before the point that
   // covers them, so the size read after it is never short of it.
   const commit = (await readCommit(path, logId)).point
-  const size = (await fh.stat()).size
+  const st = await fh.stat()
+  const size = st.size
   reader.start = reader.length = 0
   let entries = 0
   if (!header.subarray(0, 8).equals(MAGIC)) throw corrupt(path, 0, 'not a simdup store log (bad magic bytes)')
@@ -394,7 +397,7 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
     found.acknowledged = { bytes: acked - found.offset, entries: Math.max(0, commit!.entries - entries) }
     if (mode !== 'salvage') throw lostError(path, found)
   }
-  const base = { formatVersion: version, logId, entries }
+  const base = { formatVersion: version, logId, entries, inode: `${st.dev}:${st.ino}` }
   if (found === null) return { size, truncated: 0, damage: null, ...base }
   if (mode !== 'write') return { size: found.offset, truncated: 0, damage: found, ...base }
   // A torn tail (salvage and read never get here with corruption: write mode threw on it).
@@ -419,6 +422,8 @@ export interface LogCheck {
   /** The log's id and the entries in its valid prefix (what a repair's commit point says). */
   logId: number
   entries: number
+  /** Device and inode of the file read (see `ReplayResult.inode`). */
+  inode: string
 }
 
 /**
@@ -432,7 +437,7 @@ export async function checkLog(dir: string, sink: PayloadSink): Promise<LogCheck
     const result = await replay(path, fh, sink, 'salvage')
     // The size replay read (a live writer may have appended since): valid + damaged = file.
     const fileBytes = result.damage === null ? result.size : result.damage.offset + result.damage.bytes
-    return { fileBytes, validBytes: result.size, damage: result.damage, logId: result.logId, entries: result.entries }
+    return { fileBytes, validBytes: result.size, damage: result.damage, logId: result.logId, entries: result.entries, inode: result.inode }
   } finally {
     await fh.close()
   }

@@ -7,7 +7,7 @@ import type { CandidateBounds, FingerprintStore } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from '../_lock.js'
-import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogCheck, type LogDamage, type PayloadSink } from './_log.js'
+import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, truncateLog, type LogCheck, type LogDamage, type PayloadSink, type ReplayResult } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
@@ -221,14 +221,43 @@ export class MemoryStore implements FingerprintStore {
   }
 
   private static async checkWithLog(dir: string): Promise<{ check: MemoryStoreCheck; log: LogCheck }> {
-    const store = new MemoryStore()
     const abs = resolve(dir)
-    store.tables = new Tables(store.layouts, store.registry, store.logReader(abs))
+    const { store, result: found } = await MemoryStore.sameFile(abs, (s) => checkLog(abs, s.sink()))
     try {
-      const found = await checkLog(abs, store.sink())
       return { check: { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }, log: found }
     } finally {
       store.tables.reader?.retire()
+    }
+  }
+
+  /**
+   * Replays the log of `dir` with `replay` into a new store whose reader reads the very file
+   * replayed: a compaction renaming a new log in between would give the tables offsets into one
+   * file and reads from another (false STORE_CORRUPT, wrong records). Retries until both are one.
+   */
+  private static async sameFile<R extends { inode: string }>(dir: string, replay: (store: MemoryStore) => Promise<R>, options: Omit<MemoryStoreOptions, 'dir' | 'fsync' | 'readOnly'> = {}): Promise<{ store: MemoryStore; result: R }> {
+    for (let attempt = 0; ; attempt++) {
+      const store = new MemoryStore(options)
+      const reader = store.logReader(dir)
+      store.tables = new Tables(store.layouts, store.registry, reader)
+      try {
+        // The reader's file first: the replay then opens the same one or a newer one.
+        let mine: string | null = null
+        try {
+          mine = reader.inode()
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+        }
+        const result = await replay(store)
+        if (mine === result.inode || attempt >= 8) {
+          if (mine !== result.inode) throw new DedupError('STORE_UNAVAILABLE', `The log in ${dir} kept being replaced while it was read (a compaction?); try again.`)
+          return { store, result }
+        }
+      } catch (err) {
+        reader.retire()
+        throw err
+      }
+      reader.retire()
     }
   }
 
@@ -277,8 +306,23 @@ export class MemoryStore implements FingerprintStore {
     this.tables = new Tables(this.layouts, this.registry, this.logReader(dir))
     try {
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
-      this.tables.reserve(Math.ceil(logSize / 80))
-      const replay = await LogFile.read(dir, this.sink())
+      let replay: ReplayResult | null = null
+      for (let attempt = 0; replay === null; attempt++) {
+        // The reader must read the file replayed (see `sameFile`); a compaction may rename a new one in between.
+        this.tables.reader?.retire()
+        this.tables = new Tables(this.layouts, this.registry, this.logReader(dir))
+        this.tables.reserve(Math.ceil(logSize / 80))
+        this.logEntries = 0
+        let mine: string | null = null
+        try {
+          mine = this.tables.reader!.inode()
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+        }
+        const got = await LogFile.read(dir, this.sink())
+        if (got.inode === mine) replay = got
+        else if (attempt >= 8) throw new DedupError('STORE_UNAVAILABLE', `The log in ${dir} kept being replaced while it was read (a compaction?); try again.`)
+      }
       this.dir = dir
       this.readOnly = true
       this.logBytes = replay.size
