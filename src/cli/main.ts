@@ -52,7 +52,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write('simdup 0.1.0\n')
     return 0
   }
-  const command = COMMANDS[name]
+  // Own keys only: `constructor`, `__proto__`, `toString` are not commands.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
     io.stderr.write(`simdup: unknown command \`${printable(name)}\`.\n\n${MAIN_HELP()}`)
     return 2

@@ -339,12 +339,12 @@ export class MemoryStore implements FingerprintStore {
     try {
       await mkdir(dir, { recursive: true }).catch(async (err: unknown) => {
         const why = await mkdirFailure(dir, err)
-        throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: the directory cannot be created: ${fsReason(why)}.`, { cause: why })
+        throw new DedupError(lasting(why) ? 'STORE_REQUEST_FAILED' : 'STORE_UNAVAILABLE', `Cannot open the store in ${dir}: the directory cannot be created: ${fsReason(why)}.`, { cause: why })
       })
       lock = await acquireLock(dir)
     } catch (err) {
       if (err instanceof DedupError) throw err
-      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir} for writing: ${fsReason(err)}.`, { cause: err })
+      throw new DedupError(lasting(err) ? 'STORE_REQUEST_FAILED' : 'STORE_UNAVAILABLE', `Cannot open the store in ${dir} for writing: ${fsReason(err)}.`, { cause: err })
     }
     try {
       // Payloads stay in the log and are read back from it (see Tables).
@@ -728,6 +728,15 @@ async function mkdirFailure(dir: string, err: unknown): Promise<unknown> {
     if (up === at) return err
     at = up
   }
+}
+
+/**
+ * A filesystem error that a retry will not cure (a read-only filesystem, no permission, a file
+ * where the directory should be): STORE_REQUEST_FAILED (exit 1), not STORE_UNAVAILABLE (exit 4,
+ * "retry later").
+ */
+function lasting(err: unknown): boolean {
+  return ['EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? '')
 }
 
 /** A filesystem error in words, with its code: `the filesystem is read-only (EROFS)`. */

@@ -313,3 +313,27 @@ describe('issue 26: outputs that would replace the input or the store', () => {
     expect(existsSync('/dev/null.rejects.jsonl')).toBe(false)
   })
 })
+
+describe('issue 26: small ones', () => {
+  test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('`simdup %s` is an unknown command (exit 2), not a crash', async (name) => {
+    const { io, stderr } = fakeIO(mkdtempSync(join(tmpdir(), 'simdup-cmd-')))
+    expect(await run([name], io)).toBe(2)
+    expect(stderr()).toMatch(new RegExp(`^simdup: unknown command \`${name}\``))
+  })
+
+  test('ids differing only by zero-width or format characters print differently (escaped)', async () => {
+    const { printable } = await import('../../../src/cli/io.js')
+    const ids = ['ab', 'a\u200bb', 'a\u200db', 'a\ufeffb', 'a\u00adb', 'a\u{e0041}b']
+    const shown = ids.map(printable)
+    expect(new Set(shown).size).toBe(ids.length)
+    expect(shown.slice(1)).toEqual(['a\\u200bb', 'a\\u200db', 'a\\ufeffb', 'a\\u00adb', 'a\\u{e0041}b'])
+  })
+
+  test('a --store that is a regular file: a clear error, exit 1 (not 4, "retry later")', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-storefile-'))
+    writeFileSync(join(work, 'afile'), 'x')
+    const { io, stderr } = fakeIO(work, JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
+    expect(await run(['index', '-', '--store', 'afile', '--quiet'], io)).toBe(1)
+    expect(stderr()).toMatch(/STORE_REQUEST_FAILED: Cannot open the store in .*afile: .*\((?:EEXIST|ENOTDIR)\)/)
+  })
+})
