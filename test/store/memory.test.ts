@@ -10,7 +10,7 @@ import { flipBit, hamming } from '../../src/fingerprint/hamming.js'
 import { arbFingerprint as arbFp } from '../helpers/fingerprints.js'
 import type { FingerprintRecord } from '../../src/types.js'
 import { DEFAULT_MEMORY_STORE_OPTIONS, MemoryStore, openMemoryStore } from '../../src/store/embedded/store.js'
-import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/embedded/_log.js'
+import { LOG_FILE, LOG_FORMAT_VERSION, forgetLastCommit } from '../../src/store/embedded/_log.js'
 import { mix32, unmix32 } from '../../src/store/embedded/_key-index.js'
 import { LOCK_FILE, usePidFileLock } from '../../src/store/_lock.js'
 import { LogReader } from '../../src/store/embedded/_log-reader.js'
@@ -320,6 +320,7 @@ describe('memory store persistence', () => {
     const goodSize = (await stat(log)).size
     await store.put(records(20).slice(10))
     await store.close()
+    await forgetLastCommit(dir) // a torn write: its writer died before acknowledging it (issue 26)
     const bytes = await readFile(log)
     bytes[bytes.length - 3]! ^= 0xff
     await writeFile(log, bytes)
