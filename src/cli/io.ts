@@ -1,6 +1,8 @@
 /** What the CLI touches of the outside world; tests pass a fake. */
 export interface CliIO {
   stdin: AsyncIterable<Uint8Array | string>
+  /** The descriptor `stdin` reads (0 for the process's): to tell an output that is the file stdin is redirected from. */
+  stdinFd?: number
   /**
    * Standard output. `flush` (optional) resolves once what was written is handed to the OS and
    * rejects with an `OutputError` when writing failed (a closed pipe, a full disk).
@@ -55,11 +57,16 @@ export function fsReason(err: unknown): string {
   return `${REASONS[code] ?? (err as Error).message} (${code})`
 }
 
-/** Text safe to print on a terminal: control characters (ESC, newlines, C1, bidi overrides) shown as escapes. */
+/**
+ * Text safe to print on a terminal, and told apart from look-alikes: control characters (ESC,
+ * newlines, C1), line separators and every format character (bidi overrides, zero-width space and
+ * joiners, soft hyphen, BOM: Unicode category Cf) shown as escapes, so ids that differ only by them
+ * print differently.
+ */
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+  return text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => {
     const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
-    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    const code = c.codePointAt(0)!
+    return named[c] ?? (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`)
   })
 }

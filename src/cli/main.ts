@@ -55,7 +55,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(`simdup ${packageVersion()}\n`)
     return 0
   }
-  const command = COMMANDS[name]
+  // Own keys only: `constructor`, `__proto__`, `toString` are not commands.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
     const near = closest(name, Object.keys(COMMANDS))
     io.stderr.write(`simdup: unknown command \`${printable(name)}\`.${near === null ? '' : ` Did you mean \`simdup ${near}\`?`}\n\n${MAIN_HELP()}`)
@@ -131,7 +132,7 @@ function report(name: string, err: unknown, io: CliIO): number {
 
 /** The real process I/O. */
 export function nodeIO(): CliIO {
-  return { stdin: process.stdin, stdout: guardedOutput(process.stdout, 'to standard output'), stderr: process.stderr, env: process.env, cwd: process.cwd() }
+  return { stdin: process.stdin, stdinFd: 0, stdout: guardedOutput(process.stdout, 'to standard output'), stderr: process.stderr, env: process.env, cwd: process.cwd() }
 }
 
 /**

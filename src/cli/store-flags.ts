@@ -71,6 +71,12 @@ export function describeStore(values: StoreFlagValues, io: CliIO): string {
   return url === undefined ? `embedded store ${resolve(io.cwd, values.store ?? '.simdup')}` : `Elasticsearch index ${values.index ?? 'simdup'}`
 }
 
+/** The embedded store's directory the flags name, or null when they name Elasticsearch. */
+export function embeddedStoreDir(values: StoreFlagValues, io: CliIO): string | null {
+  const url = values.es ?? (io.env.ES_URL === '' ? undefined : io.env.ES_URL)
+  return url === undefined ? resolve(io.cwd, values.store ?? '.simdup') : null
+}
+
 /**
  * What a store's open found wrong with its log, for stderr: bytes and records not read (and
  * whether they were cut and where they went), and what to do about them.

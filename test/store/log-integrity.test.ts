@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import type { FingerprintRecord } from '../../src/types.js'
 import { checkMemoryStore, openMemoryStore, repairMemoryStore } from '../../src/store/embedded/store.js'
-import { LOG_FILE } from '../../src/store/embedded/_log.js'
+import { LOG_FILE, forgetLastCommit } from '../../src/store/embedded/_log.js'
 import { LOCK_FILE } from '../../src/store/_lock.js'
 import { T0, flip, makeRecord } from './_records.js'
 
@@ -52,6 +52,7 @@ async function listing(dir: string): Promise<string[]> {
 describe('the store log: damage is reported, read-only opens write nothing, repair keeps the valid prefix', () => {
   test('a read-only open writes nothing (no lock, no truncation) and reports a damaged last frame: bytes and records not read', async () => {
     const { dir, log, ends } = await storeOfFrames(2)
+    await forgetLastCommit(dir) // a torn write: its writer died before acknowledging it
     const damaged = await flipByte(log, ends[1]! - 5) // in the last frame's payload: its checksum fails
     const before = await listing(dir)
     const store = await openMemoryStore({ dir, readOnly: true })
@@ -59,7 +60,7 @@ describe('the store log: damage is reported, read-only opens write nothing, repa
     expect(before).not.toContain(LOCK_FILE)
     expect(await store.count()).toBe(10)
     expect(store.stats().damage).toEqual({
-      path: log, offset: ends[0], bytes: ends[1]! - ends[0]!, records: 10, reason: 'the last frame fails its checksum', tail: true, cut: false, savedTo: null,
+      path: log, offset: ends[0], bytes: ends[1]! - ends[0]!, records: 10, reason: 'the last frame fails its checksum', tail: true, cut: false, savedTo: null, acknowledged: null,
     })
     await expect(store.put(records(50, 51))).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/read-only/) })
     await expect(store.delete(['doc-1'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
@@ -70,6 +71,7 @@ describe('the store log: damage is reported, read-only opens write nothing, repa
 
   test('a writable open cuts a torn tail, reports it and keeps the cut bytes in store.log.cut-<offset>', async () => {
     const { dir, log, ends } = await storeOfFrames(2)
+    await forgetLastCommit(dir)
     const damaged = await flipByte(log, ends[1]! - 5)
     const store = await openMemoryStore({ dir })
     expect(await store.count()).toBe(10)
@@ -89,7 +91,7 @@ describe('the store log: damage is reported, read-only opens write nothing, repa
     const checked = await checkMemoryStore(dir)
     expect(checked).toEqual({
       dir, fileBytes: ends[2], validBytes: ends[0], records: 10,
-      damage: { path: log, offset: ends[0], bytes: ends[2]! - ends[0]!, records: 10, reason: 'frame checksum mismatch', tail: false, cut: false, savedTo: null },
+      damage: { path: log, offset: ends[0], bytes: ends[2]! - ends[0]!, records: 10, reason: 'frame checksum mismatch', tail: false, cut: false, savedTo: null, acknowledged: { bytes: ends[2]! - ends[0]!, entries: 20 } },
     })
     expect(await readFile(log)).toEqual(damaged)
     expect(await listing(dir)).not.toContain(LOCK_FILE)

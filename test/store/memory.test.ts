@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest'
+import { afterAll, afterEach, describe, expect, onTestFinished, test, vi } from 'vitest'
 import { test as propTest } from '@fast-check/vitest'
 import fc from 'fast-check'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
@@ -10,9 +10,9 @@ import { flipBit, hamming } from '../../src/fingerprint/hamming.js'
 import { arbFingerprint as arbFp } from '../helpers/fingerprints.js'
 import type { FingerprintRecord } from '../../src/types.js'
 import { DEFAULT_MEMORY_STORE_OPTIONS, MemoryStore, openMemoryStore } from '../../src/store/embedded/store.js'
-import { LOG_FILE, LOG_FORMAT_VERSION } from '../../src/store/embedded/_log.js'
+import { LOG_FILE, LOG_FORMAT_VERSION, forgetLastCommit } from '../../src/store/embedded/_log.js'
 import { mix32, unmix32 } from '../../src/store/embedded/_key-index.js'
-import { LOCK_FILE } from '../../src/store/_lock.js'
+import { LOCK_FILE, usePidFileLock } from '../../src/store/_lock.js'
 import { LogReader } from '../../src/store/embedded/_log-reader.js'
 import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
@@ -320,6 +320,7 @@ describe('memory store persistence', () => {
     const goodSize = (await stat(log)).size
     await store.put(records(20).slice(10))
     await store.close()
+    await forgetLastCommit(dir) // a torn write: its writer died before acknowledging it (issue 26)
     const bytes = await readFile(log)
     bytes[bytes.length - 3]! ^= 0xff
     await writeFile(log, bytes)
@@ -390,7 +391,9 @@ describe('memory store persistence', () => {
     await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringMatching(/offset 16\b.*frame header/) })
   })
 
-  test('a second writer is refused with CONFLICT naming the holder pid; a stale lock is taken over', async () => {
+  test('without flock(1), the pid-file lock: a second writer is refused with CONFLICT naming the holder pid; a stale lock is taken over', async () => {
+    usePidFileLock(true)
+    onTestFinished(() => usePidFileLock(false))
     const dir = await tempDir()
     const store = await openStore(dir)
     await expect(openMemoryStore({ dir })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`pid ${process.pid}`) })

@@ -1,4 +1,4 @@
-import { open, stat, type FileHandle } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
 import {
@@ -8,9 +8,10 @@ import type { CliIO } from '../io.js'
 import { InputError, OutputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { openOutputFile, type OutputFile } from '../output-file.js'
+import { isRegularOrNew, refuseUnsafeOutputs } from '../output-guard.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { decidedBy } from '../summary.js'
-import { INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { embeddedStoreDir, INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 /** `--batch-mb`: the library's `batchBytes` range in MiB. */
@@ -46,10 +47,11 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --out FILE         decisions JSONL (default: stdout). Written to a temporary file beside FILE
                      and renamed at the end: never a partial line; after a store failure it holds
                      the decisions made (and stored) until then; after an output failure, or
-                     when the input cannot be read, FILE is left as it was
+                     when the input cannot be read, FILE is left as it was. Neither output
+                     may be the input nor lie inside the store directory
   --rejects FILE     rejected lines with reasons and the start of the raw line (default: next to
-                     --out as <out>.rejects.jsonl; none when decisions go to stdout, where each
-                     rejected line's reason is in its decision)
+                     --out as <out>.rejects.jsonl when --out is a regular file; none when decisions
+                     go to stdout or a device, where each rejected line's reason is in its decision)
   --batch N          documents per store round trip: ${range(OPTION_LIMITS.batchSize)}
   --batch-mb N       input MiB per batch: ${range(BATCH_MIB)}; a batch ends at --batch
                      documents or N MiB, whichever comes first: bounds memory for large documents
@@ -212,9 +214,10 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
       })
       const outPath = values.out === undefined ? null : resolve(io.cwd, values.out)
       // Rejects go next to --out, or where --rejects says; with decisions on stdout, only where asked.
-      rejectsArg = values.rejects ?? (outPath === null ? null : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl'))
+      // (Beside --out only when it is a regular file: never /dev/null.rejects.jsonl.)
+      rejectsArg = values.rejects ?? (outPath === null || !(await isRegularOrNew(outPath)) ? null : outPath.replace(/(\.jsonl?)?$/, '.rejects.jsonl'))
       rejectsPath = rejectsArg === null ? null : resolve(io.cwd, rejectsArg)
-      await refuseOverwritingInput(inputFile, [['--out', outPath], ['--rejects', rejectsPath]], outPath !== null && outPath === rejectsPath)
+      await refuseUnsafeOutputs({ input: inputFile?.handle ?? null, stdinFd: io.stdinFd, storeDir: embeddedStoreDir(values, io) }, [['--out', outPath], ['--rejects', rejectsPath]])
       if (outPath !== null) out = await openOutputFile(outPath, `decisions file ${values.out}`)
       return dedup
     }
@@ -302,17 +305,6 @@ async function indexOpened(input: string, inputFile: { handle: FileHandle; size:
     process.off('SIGTERM', onSignal)
     if (!committed) for (const f of [out, rejects] as (OutputFile | null)[]) await f?.abort()
     await (store as FingerprintStore | undefined)?.close()
-  }
-}
-
-/** Refuses outputs that are the input file (they would replace it) or each other. */
-async function refuseOverwritingInput(input: { handle: FileHandle } | null, outputs: [string, string | null][], same: boolean): Promise<void> {
-  if (same) throw new UsageError('--out and --rejects name the same file.')
-  if (input === null) return
-  const inStat = await input.handle.stat()
-  for (const [flag, path] of outputs) {
-    const st = path === null ? null : await stat(path).catch(() => null)
-    if (st !== null && st.isFile() && st.dev === inStat.dev && st.ino === inStat.ino) throw new UsageError(`${flag} is the input file: it would be replaced; choose another file.`)
   }
 }
 

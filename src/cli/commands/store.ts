@@ -10,7 +10,8 @@ simdup store repair [--store DIR] [--json]
 The embedded store's log, checked without writing to it (check), or cut back to its valid
 prefix (repair). A log whose last frame is damaged (what a crash mid-write leaves), or whose
 frame in the middle is damaged, holds records past the damage that cannot be read: check says
-where, how many bytes and at least how many records; repair copies the whole log to
+where, how many bytes and at least how many records, and what of it had been acknowledged
+(before the commit point in store.log.commit: damage, not a torn write); repair copies the whole log to
 store.log.before-repair-<time> and then cuts it after the valid prefix, saying what it dropped.
 
   --store DIR   embedded store directory (default ./.simdup)
@@ -44,6 +45,9 @@ function describe(r: MemoryStoreCheck, action: 'check' | 'repair'): string {
   else {
     const tail = d.tail ? 'a damaged last frame (what a crash mid-write leaves)' : 'a damaged frame with more data after it'
     lines.push(`damage   ${d.bytes} byte(s) from offset ${d.offset}, holding at least ${d.records} record(s): ${d.reason}; ${tail}`)
+    if (d.acknowledged !== null) {
+      lines.push(`lost     ${d.acknowledged.bytes} byte(s) and ${d.acknowledged.entries} entr${d.acknowledged.entries === 1 ? 'y' : 'ies'} (records or deletes) that were acknowledged (before the commit point): not a torn write; the file was damaged or cut`)
+    }
     if (action === 'check') lines.push(`repair   simdup store repair --store ${r.dir}   (keeps the ${r.validBytes} valid bytes; copies the whole log aside first)`)
     else lines.push(`repaired dropped those ${d.bytes} byte(s); kept ${r.validBytes} bytes and ${r.records} record(s); the old log is in ${d.savedTo}`)
   }

@@ -100,14 +100,14 @@ export function jobDifferences(saved: ReindexJob, now: ReindexJob): string[] {
 }
 
 /**
- * Takes `<file>.lock` so two processes never advance one checkpoint; a lock left by a dead
- * process (kill -9) is taken over (the store's lock, `acquireLockFile`).
+ * Takes `<file>.lock` so two processes never advance one checkpoint: an OS lock that ends with its
+ * process (kill -9 included; `acquireLockFile`).
  */
 export async function lockCheckpoint(file: string): Promise<DirLock> {
   await mkdir(dirname(file), { recursive: true })
   const lock = `${file}.lock`
   return acquireLockFile(lock, {
-    held: (pid) => `Checkpoint ${file} is in use by process ${pid}. Wait for it, or delete ${lock} if no reindex is running.`,
+    held: (pid) => `Checkpoint ${file} is in use by ${pid === null ? 'another process' : `process ${pid}`}. Wait for it to finish (the lock ends with its process).`,
     unstable: `Cannot take the lock ${lock}: it keeps changing hands.`,
   })
 }

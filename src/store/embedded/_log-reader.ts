@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { DedupError } from '../../errors.js'
 import { decodePut, type PutView } from './_codec.js'
 
@@ -112,6 +112,13 @@ export class LogReader {
     }
     const mixed = Math.imul((offset >>> 0) ^ ((offset / 0x100000000) | 0), 0x9e3779b1)
     return mixed >>> this.slotShift
+  }
+
+  /** Device and inode (`dev:ino`) of the file this reader reads (opening it now). */
+  inode(): string {
+    this.pin()
+    const st = fstatSync(this.fd)
+    return `${st.dev}:${st.ino}`
   }
 
   /** Keeps the file open until the matching `release` (a scan over tables that compaction may replace). */

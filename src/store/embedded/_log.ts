@@ -1,4 +1,4 @@
-import { copyFile, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises'
+import { copyFile, open, readFile, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { DedupError } from '../../errors.js'
@@ -17,6 +17,16 @@ import { DedupError } from '../../errors.js'
  * read-only open leaves the file alone and reports it too. A bad frame followed by more data is
  * corruption and fails with STORE_CORRUPT naming its offset; `checkLog` finds the valid prefix
  * and `truncateLog` keeps only it (`simdup store repair`).
+ *
+ * The header's last u32 is the log's id (random, non-zero; 0 in a log from before commit points).
+ * Beside the log, `store.log.commit` holds the commit point: what the writer acknowledged (log id,
+ * bytes, entries), in two checksummed 32-byte slots written alternately (at 0 and 512; a torn
+ * write spoils one, the other is the one before). It is written after each commit's fdatasync and
+ * before its puts resolve, so it never claims more than is on disk, and fsync'd on close. Damage
+ * before the commit point (a flipped byte, a cut at a frame boundary) is not a torn write: it is
+ * STORE_CORRUPT naming the acknowledged bytes and entries lost, and only `simdup store repair`
+ * cuts it. A commit point whose id is not the log's (a log written by an older simdup since) is
+ * ignored. The frames are unchanged (format 3): an older simdup reads and writes the log as before.
  * All integers little-endian.
  */
 
@@ -40,8 +50,69 @@ export const FRAME_HEADER_BYTES = 12
 const MAX_FRAME_BYTES = 1 << 30
 const READ_BYTES = 8 << 20
 
-/** Called with each replayed payload `buf[start, end)`; `fileOffset` is where buf[0] sits in the file. */
-export type PayloadSink = (buf: Buffer, start: number, end: number, fileOffset: number) => void
+/**
+ * Called with each replayed payload `buf[start, end)`; `fileOffset` is where buf[0] sits in the
+ * file. Returns the entries (records and deletes) it held, which commit points count.
+ */
+export type PayloadSink = (buf: Buffer, start: number, end: number, fileOffset: number) => number
+
+/** File beside the log holding its commit point (see above). */
+export const COMMIT_SUFFIX = '.commit'
+const COMMIT_MAGIC = 0x50434453 // "SDCP"
+const COMMIT_SLOT_BYTES = 32
+const COMMIT_SLOT_STRIDE = 512
+
+/** What a writer acknowledged of a log: its id, bytes and entries. */
+export interface CommitPoint {
+  logId: number
+  seq: number
+  bytes: number
+  entries: number
+}
+
+function encodeCommit(c: CommitPoint): Buffer {
+  const b = Buffer.alloc(COMMIT_SLOT_BYTES)
+  b.writeUInt32LE(COMMIT_MAGIC, 0)
+  b.writeUInt32LE(c.seq >>> 0, 4)
+  b.writeUInt32LE(c.logId >>> 0, 8)
+  b.writeUInt32LE(c.bytes % 0x100000000, 12)
+  b.writeUInt32LE(Math.floor(c.bytes / 0x100000000), 16)
+  b.writeUInt32LE(c.entries % 0x100000000, 20)
+  b.writeUInt32LE(Math.floor(c.entries / 0x100000000), 24)
+  b.writeUInt32LE(crc32(b.subarray(0, 28)), 28)
+  return b
+}
+
+function decodeCommit(b: Buffer, at: number): CommitPoint | null {
+  if (b.length < at + COMMIT_SLOT_BYTES || b.readUInt32LE(at) !== COMMIT_MAGIC) return null
+  if (crc32(b.subarray(at, at + 28)) !== b.readUInt32LE(at + 28)) return null
+  return {
+    seq: b.readUInt32LE(at + 4),
+    logId: b.readUInt32LE(at + 8),
+    bytes: b.readUInt32LE(at + 12) + b.readUInt32LE(at + 16) * 0x100000000,
+    entries: b.readUInt32LE(at + 20) + b.readUInt32LE(at + 24) * 0x100000000,
+  }
+}
+
+/** The newest sound slot of `logPath`'s commit file that belongs to log `logId`, and the slot to write next. */
+async function readCommit(logPath: string, logId: number): Promise<{ point: CommitPoint | null; next: number; seq: number }> {
+  const buf = await readFile(logPath + COMMIT_SUFFIX).catch(() => Buffer.alloc(0))
+  const slots = [decodeCommit(buf, 0), decodeCommit(buf, COMMIT_SLOT_STRIDE)]
+  // Sequence numbers only grow (wrapping after 2^32 commits: compare by difference).
+  const newer = (a: CommitPoint, b: CommitPoint): boolean => ((a.seq - b.seq) | 0) > 0
+  let point: CommitPoint | null = null
+  let newest = -1
+  slots.forEach((slot, i) => {
+    if (slot === null) return
+    if (newest < 0 || newer(slot, slots[newest]!)) newest = i
+    if (slot.logId === logId && logId !== 0 && (point === null || newer(slot, point))) point = slot
+  })
+  return { point, next: newest < 0 ? 0 : 1 - newest, seq: newest < 0 ? 0 : slots[newest]!.seq }
+}
+
+function newLogId(): number {
+  return (crc32(Buffer.from(`${process.pid}.${Date.now()}.${Math.random()}`)) || 1) >>> 0
+}
 
 /**
  * How replay treats the log: `write` cuts a torn tail off (saving its bytes aside); `read` changes
@@ -64,6 +135,11 @@ export interface LogDamage {
   payload: Buffer | null
   /** Where a writable open saved the bytes it cut off (null: not cut, or nothing but zeros). */
   savedTo: string | null
+  /**
+   * What of it a writer acknowledged (the commit point lies past `offset`): bytes and entries
+   * (records and deletes) lost; null when none was (a torn write, or a log without a commit point).
+   */
+  acknowledged: { bytes: number; entries: number } | null
 }
 
 /** What replay found. */
@@ -76,9 +152,19 @@ export interface ReplayResult {
   damage: LogDamage | null
   /** The format version in the file's header (an older readable one, or LOG_FORMAT_VERSION). */
   formatVersion: number
+  /** The log's id (header), 0 in a log from before commit points. */
+  logId: number
+  /** Entries (records and deletes) replayed. */
+  entries: number
+  /** Device and inode of the file replayed (`dev:ino`): a reader of the same log must read this file. */
+  inode: string
 }
 
 function corrupt(path: string, offset: number, what: string, cause?: unknown): DedupError {
+  if (offset === 0) {
+    // No frame can be found without the header: a repair would have nothing to keep.
+    return new DedupError('STORE_CORRUPT', `${path} is corrupt: ${what}. Its file header is damaged, so no frame of it can be read; \`simdup store repair\` cannot fix that: restore a backup, or re-index into a new directory.`, cause === undefined ? {} : { cause })
+  }
   return new DedupError(
     'STORE_CORRUPT',
     `${path} is corrupt at byte offset ${offset}: ${what}. Entries after it cannot be trusted; \`simdup store repair\` keeps the ${offset} bytes before it (and a copy of the whole log), or restore a backup.`,
@@ -86,11 +172,22 @@ function corrupt(path: string, offset: number, what: string, cause?: unknown): D
   )
 }
 
-function headerBytes(): Buffer {
+function headerBytes(logId: number): Buffer {
   const b = Buffer.alloc(HEADER_BYTES)
   MAGIC.copy(b, 0)
   b.writeUInt32LE(LOG_FORMAT_VERSION, 8)
+  b.writeUInt32LE(logId, 12)
   return b
+}
+
+/** Acknowledged data is damaged or gone: an error naming what is lost (only `simdup store repair` cuts it). */
+function lostError(path: string, damage: LogDamage): DedupError {
+  const lost = damage.acknowledged!
+  return new DedupError(
+    'STORE_CORRUPT',
+    `${path} has lost acknowledged data: ${damage.reason} at byte offset ${damage.offset}, before its commit point; ${lost.bytes} acknowledged byte(s) holding ${lost.entries} acknowledged entr${lost.entries === 1 ? 'y' : 'ies'} (records or deletes) cannot be read. ` +
+      `This is not a torn write (a crash never damages what was acknowledged): the file was damaged or cut. Nothing was changed; restore a backup, or run \`simdup store repair\` to keep the ${damage.offset} bytes before it (a copy of the whole log is kept).`,
+  )
 }
 
 /** The frame header for `payload`. */
@@ -125,7 +222,7 @@ async function createLog(dir: string): Promise<void> {
   const tmp = join(dir, `${LOG_FILE}.new`)
   const fh = await open(tmp, 'w')
   try {
-    await writeAll(fh, headerBytes(), 0)
+    await writeAll(fh, headerBytes(newLogId()), 0)
     await fh.sync()
   } finally {
     await fh.close()
@@ -216,11 +313,19 @@ class Reader {
  * salvaging).
  */
 async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: ReplayMode): Promise<ReplayResult> {
-  const size = (await fh.stat()).size
+  const headerSize = (await fh.stat()).size
   const reader = new Reader(fh)
-  if (size < HEADER_BYTES) throw corrupt(path, 0, `the ${HEADER_BYTES}-byte header is cut short (${size} bytes)`)
-  await reader.ensure(0, HEADER_BYTES, size)
-  const header = reader.buf
+  if (headerSize < HEADER_BYTES) throw corrupt(path, 0, `the ${HEADER_BYTES}-byte header is cut short (${headerSize} bytes)`)
+  await reader.ensure(0, HEADER_BYTES, headerSize)
+  const header = Buffer.from(reader.buf.subarray(0, HEADER_BYTES))
+  const logId = header.readUInt32LE(12)
+  // The commit point before the size: a live writer writes its frames before the point that
+  // covers them, so the size read after it is never short of it.
+  const commit = (await readCommit(path, logId)).point
+  const st = await fh.stat()
+  const size = st.size
+  reader.start = reader.length = 0
+  let entries = 0
   if (!header.subarray(0, 8).equals(MAGIC)) throw corrupt(path, 0, 'not a simdup store log (bad magic bytes)')
   const version = header.readUInt32LE(8)
   if (!READABLE_FORMATS.has(version)) {
@@ -239,7 +344,7 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
     return Buffer.from(reader.buf.subarray(at, at + n))
   }
   const stop = (tail: boolean, reason: string, payload: Buffer | null): void => {
-    damage = { offset: pos, bytes: size - pos, reason, tail, payload, savedTo: null }
+    damage = { offset: pos, bytes: size - pos, reason, tail, payload, savedTo: null, acknowledged: null }
   }
   while (pos < size) {
     if (size - pos < FRAME_HEADER_BYTES) {
@@ -275,7 +380,7 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
       break
     }
     try {
-      sink(reader.buf, payloadStart, payloadStart + len, reader.start)
+      entries += sink(reader.buf, payloadStart, payloadStart + len, reader.start)
     } catch (err) {
       if (mode !== 'salvage' || !(err instanceof DedupError) || err.code !== 'STORE_CORRUPT') throw err
       stop(end === size, `an entry in the frame cannot be read (${err.message.replace(/\. Restore a backup.*$/s, '')})`, await payloadAt(len))
@@ -283,9 +388,18 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
     }
     pos = end
   }
-  const found = damage as LogDamage | null
-  if (found === null) return { size, truncated: 0, damage: null, formatVersion: version }
-  if (mode !== 'write') return { size: found.offset, truncated: 0, damage: found, formatVersion: version }
+  let found = damage as LogDamage | null
+  const acked = commit?.bytes ?? 0
+  if (found === null && size < acked) {
+    found = { offset: size, bytes: 0, reason: `the log ends at byte ${size}, but its commit point says ${acked} bytes were acknowledged`, tail: true, payload: null, savedTo: null, acknowledged: null }
+  }
+  if (found !== null && found.offset < acked) {
+    found.acknowledged = { bytes: acked - found.offset, entries: Math.max(0, commit!.entries - entries) }
+    if (mode !== 'salvage') throw lostError(path, found)
+  }
+  const base = { formatVersion: version, logId, entries, inode: `${st.dev}:${st.ino}` }
+  if (found === null) return { size, truncated: 0, damage: null, ...base }
+  if (mode !== 'write') return { size: found.offset, truncated: 0, damage: found, ...base }
   // A torn tail (salvage and read never get here with corruption: write mode threw on it).
   if (!(await reader.allZero(found.offset, size))) {
     const cut = Buffer.alloc(found.bytes)
@@ -295,7 +409,7 @@ async function replay(path: string, fh: FileHandle, sink: PayloadSink, mode: Rep
   }
   await fh.truncate(found.offset)
   await fh.sync()
-  return { size: found.offset, truncated: found.bytes, damage: found, formatVersion: version }
+  return { size: found.offset, truncated: found.bytes, damage: found, ...base }
 }
 
 /** What `checkLog` found: the valid prefix and what follows it. */
@@ -305,6 +419,11 @@ export interface LogCheck {
   /** Bytes of the valid prefix (header + whole frames before any damage). */
   validBytes: number
   damage: LogDamage | null
+  /** The log's id and the entries in its valid prefix (what a repair's commit point says). */
+  logId: number
+  entries: number
+  /** Device and inode of the file read (see `ReplayResult.inode`). */
+  inode: string
 }
 
 /**
@@ -316,7 +435,9 @@ export async function checkLog(dir: string, sink: PayloadSink): Promise<LogCheck
   const fh = await openForRead(dir)
   try {
     const result = await replay(path, fh, sink, 'salvage')
-    return { fileBytes: (await fh.stat()).size, validBytes: result.size, damage: result.damage }
+    // The size replay read (a live writer may have appended since): valid + damaged = file.
+    const fileBytes = result.damage === null ? result.size : result.damage.offset + result.damage.bytes
+    return { fileBytes, validBytes: result.size, damage: result.damage, logId: result.logId, entries: result.entries, inode: result.inode }
   } finally {
     await fh.close()
   }
@@ -326,20 +447,36 @@ export async function checkLog(dir: string, sink: PayloadSink): Promise<LogCheck
  * Cuts the log of `dir` to its first `validBytes` (found by `checkLog`), after copying the whole
  * file to `store.log.before-repair-<time>`, which it returns. The caller holds the write lock.
  */
-export async function truncateLog(dir: string, validBytes: number): Promise<string> {
+export async function truncateLog(dir: string, found: LogCheck): Promise<string> {
   const path = join(dir, LOG_FILE)
   const backup = `${path}.before-repair-${new Date().toISOString().replace(/[:.]/g, '-')}`
   await copyFile(path, backup)
+  // The commit point first, so that it never claims more than the file holds.
+  if (found.logId !== 0) {
+    const { next, seq } = await readCommit(path, found.logId)
+    await writeCommitSlot(path, next, { logId: found.logId, seq: seq + 1, bytes: found.validBytes, entries: found.entries }, true)
+  }
   const fh = await open(path, 'r+')
   try {
     await fh.sync()
-    await fh.truncate(validBytes)
+    await fh.truncate(found.validBytes)
     await fh.sync()
   } finally {
     await fh.close()
   }
   await syncDir(dir)
   return backup
+}
+
+/** Writes one slot of the commit file of `logPath` (creating it), fsync'd when `sync`. */
+async function writeCommitSlot(logPath: string, slot: number, point: CommitPoint, sync: boolean): Promise<void> {
+  const fh = await open(logPath + COMMIT_SUFFIX, 'a+').then(async (a) => (await a.close(), open(logPath + COMMIT_SUFFIX, 'r+')))
+  try {
+    await writeAll(fh, encodeCommit(point), slot * COMMIT_SLOT_STRIDE)
+    if (sync) await fh.sync()
+  } finally {
+    await fh.close()
+  }
 }
 
 /** Opens the log of `dir` for reading, or throws why there is none (NOT_FOUND, or see `missingLogError`). */
@@ -353,7 +490,7 @@ async function openForRead(dir: string): Promise<FileHandle> {
 }
 
 type Job =
-  | { kind: 'frame'; payload: Buffer; apply: (offset: number) => void; resolve: () => void; reject: (e: unknown) => void }
+  | { kind: 'frame'; payload: Buffer; apply: (offset: number) => number; resolve: () => void; reject: (e: unknown) => void }
   | { kind: 'task'; run: () => Promise<void>; resolve: () => void; reject: (e: unknown) => void }
 
 /**
@@ -368,9 +505,79 @@ export class LogFile {
   private readonly queue: Job[] = []
   private running = false
   private failure: DedupError | null = null
+  /** Identity (device, inode) of the file this log writes: checked before every commit. */
+  private dev = 0
+  private ino = 0
+  /** The commit file, its next slot and sequence number; the log's id; entries acknowledged. */
+  private commitFh: FileHandle | null = null
+  private slot = 0
+  private seq = 0
+  private logId = 0
+  private entries = 0
 
   private constructor(private readonly dir: string, private fh: FileHandle, size: number, private readonly fsync: boolean) {
     this.size = size
+  }
+
+  private get path(): string {
+    return join(this.dir, LOG_FILE)
+  }
+
+  /** Opens the commit file and records the state replay left (the log's id given one if it had none). */
+  private async startCommits(replayed: ReplayResult): Promise<void> {
+    if (replayed.logId === 0) {
+      const id = Buffer.alloc(4)
+      this.logId = newLogId()
+      id.writeUInt32LE(this.logId, 0)
+      await writeAll(this.fh, id, 12)
+      await this.fh.sync()
+    } else this.logId = replayed.logId
+    this.entries = replayed.entries
+    const { next, seq } = await readCommit(this.path, this.logId)
+    this.slot = next
+    this.seq = seq
+    await writeCommitSlot(this.path, this.slot, this.point(), true)
+    this.commitFh = await open(this.path + COMMIT_SUFFIX, 'r+')
+  }
+
+  /** The next commit point (advancing the slot and sequence number). */
+  private point(bytes = this.size, logId = this.logId, entries = this.entries): CommitPoint {
+    const point = { logId, seq: (this.seq + 1) >>> 0, bytes, entries }
+    return point
+  }
+
+  /** Writes the commit point of what is acknowledged now (durable with `sync`, else with the next fsync or close). */
+  private async writeCommit(point: CommitPoint, sync: boolean): Promise<void> {
+    await writeAll(this.commitFh!, encodeCommit(point), this.slot * COMMIT_SLOT_STRIDE)
+    if (sync) await this.commitFh!.sync()
+    this.seq = point.seq
+    this.slot = 1 - this.slot
+  }
+
+  private async remember(): Promise<void> {
+    const st = await this.fh.stat()
+    this.dev = st.dev
+    this.ino = st.ino
+  }
+
+  /**
+   * Throws CONFLICT unless the log is still the file this process opened, at the size it left it:
+   * another writer (a lock that failed, a copy put in place, a restore) must make this one stop
+   * loudly, not overwrite what the other wrote.
+   */
+  private async checkOwned(): Promise<void> {
+    const path = join(this.dir, LOG_FILE)
+    const mine = await this.fh.stat()
+    const now = await stat(path).catch(() => null)
+    let what: string | null = null
+    if (now === null) what = `${path} is gone`
+    else if (now.dev !== this.dev || now.ino !== this.ino || mine.dev !== this.dev || mine.ino !== this.ino) what = `${path} was replaced by another file`
+    else if (mine.size !== this.size) what = `${path} is ${mine.size} bytes where this process wrote ${this.size}`
+    if (what === null) return
+    throw new DedupError(
+      'CONFLICT',
+      `The store log changed under this writer: ${what}. Another process has written to the store (or the file was replaced); this process writes nothing more. Its acknowledged writes are in the log it wrote; run \`simdup store check\` on ${this.dir}.`,
+    )
   }
 
   /**
@@ -404,7 +611,15 @@ export class LogFile {
         await writeAll(fh, version, 8)
         await fh.sync()
       }
-      return { log: new LogFile(dir, fh, result.size, fsync), replay: result }
+      const log = new LogFile(dir, fh, result.size, fsync)
+      await log.remember()
+      try {
+        await log.startCommits(result)
+      } catch (err) {
+        await log.commitFh?.close()
+        throw err
+      }
+      return { log, replay: result }
     } catch (err) {
       await fh.close()
       throw err
@@ -430,8 +645,11 @@ export class LogFile {
     return this.size
   }
 
-  /** Writes `payload` as a frame; calls `apply` with its file offset once it is durable, then resolves. */
-  append(payload: Buffer, apply: (offset: number) => void): Promise<void> {
+  /**
+   * Writes `payload` as a frame; calls `apply` with its file offset once it is durable (it returns
+   * the entries the payload held), writes the commit point, then resolves.
+   */
+  append(payload: Buffer, apply: (offset: number) => number): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.failure !== null) return reject(this.failure)
       this.queue.push({ kind: 'frame', payload, apply, resolve, reject })
@@ -453,12 +671,14 @@ export class LogFile {
    * renamed over the log, directory fsync'd. A crash at any point leaves the old or the new log.
    * Call only from inside `task`.
    */
-  async rewrite(frames: Iterable<Buffer>): Promise<void> {
+  async rewrite(frames: Iterable<Buffer>, entries: () => number): Promise<void> {
+    await this.checkOwned()
     const tmp = join(this.dir, COMPACT_FILE)
     const fh = await open(tmp, 'w')
     let size = HEADER_BYTES
+    const logId = newLogId()
     try {
-      await writeAll(fh, headerBytes(), 0)
+      await writeAll(fh, headerBytes(logId), 0)
       for (const payload of frames) {
         const header = frameHeader(payload)
         await writeAll(fh, Buffer.concat([header, payload]), size)
@@ -469,6 +689,10 @@ export class LogFile {
     } finally {
       await fh.close()
     }
+    // The new log's commit point goes in the slot after the old log's newest, before the rename:
+    // whichever log a crash leaves in place finds its own.
+    const point = this.point(size, logId, entries())
+    await this.writeCommit(point, true)
     await rename(tmp, join(this.dir, LOG_FILE))
     // From here the old handle points at an unlinked file: failing to switch must stop all writes.
     try {
@@ -476,6 +700,9 @@ export class LogFile {
       const old = this.fh
       this.fh = await open(join(this.dir, LOG_FILE), 'r+')
       this.size = size
+      this.logId = logId
+      this.entries = point.entries
+      await this.remember()
       await old.close()
     } catch (err) {
       this.fail(err)
@@ -483,9 +710,12 @@ export class LogFile {
     }
   }
 
-  /** Waits for queued work, then closes the file. */
+  /** Waits for queued work, makes the commit point durable, then closes the files. */
   async close(): Promise<void> {
-    await this.task(async () => {}).catch(() => {})
+    await this.task(async () => {
+      if (this.failure === null) await this.writeCommit(this.point(), true)
+    }).catch(() => {})
+    await this.commitFh?.close()
     await this.fh.close()
   }
 
@@ -512,6 +742,7 @@ export class LogFile {
         const parts: Buffer[] = []
         for (const job of group) parts.push(frameHeader(job.payload), job.payload)
         const bytes = Buffer.concat(parts)
+        await this.checkOwned()
         try {
           await writeAll(this.fh, bytes, this.size)
           if (this.fsync) await this.fh.datasync()
@@ -522,9 +753,11 @@ export class LogFile {
         let offset = this.size
         this.size += bytes.length
         for (const job of group) {
-          job.apply(offset + FRAME_HEADER_BYTES)
+          this.entries += job.apply(offset + FRAME_HEADER_BYTES)
           offset += FRAME_HEADER_BYTES + job.payload.length
         }
+        // After the fdatasync, so it never claims what is not on disk; durable with the next one.
+        await this.writeCommit(this.point(), false)
       } catch (err) {
         this.fail(err)
         for (const job of group) job.reject(this.failure)
@@ -535,11 +768,32 @@ export class LogFile {
   }
 
   private fail(cause: unknown): void {
-    this.failure = new DedupError(
+    this.failure = cause instanceof DedupError && cause.code === 'CONFLICT' ? cause : new DedupError(
       'STORE_UNAVAILABLE',
       `Writing the store log in ${this.dir} failed; no further writes are accepted. Close and reopen the store (acknowledged puts are safe).`,
       { cause },
     )
     for (const job of this.queue.splice(0)) job.reject(this.failure)
   }
+}
+
+/**
+ * Sets the commit point of the log in `dir` back to the start of its last frame: what a writer
+ * killed between a frame's fdatasync and its commit point leaves (its last frame a torn write, never
+ * acknowledged). For tests and the fault script (scripts/faults/), which emulate such a crash.
+ */
+export async function forgetLastCommit(dir: string): Promise<void> {
+  const path = join(dir, LOG_FILE)
+  const bytes = await readFile(path)
+  let pos = HEADER_BYTES
+  let last = HEADER_BYTES
+  while (pos + FRAME_HEADER_BYTES <= bytes.length) {
+    const len = bytes.readUInt32LE(pos)
+    if ((~len >>> 0) !== bytes.readUInt32LE(pos + 4) || pos + FRAME_HEADER_BYTES + len > bytes.length) break
+    last = pos
+    pos += FRAME_HEADER_BYTES + len
+  }
+  const logId = bytes.readUInt32LE(12)
+  const { point, next, seq } = await readCommit(path, logId)
+  await writeCommitSlot(path, next, { logId, seq: seq + 1, bytes: Math.min(last, point?.bytes ?? last), entries: 0 }, true)
 }

@@ -7,7 +7,7 @@ import type { CandidateBounds, FingerprintStore } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from '../_lock.js'
-import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, missingLogError, truncateLog, type LogDamage, type PayloadSink } from './_log.js'
+import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, missingLogError, truncateLog, type LogCheck, type LogDamage, type PayloadSink, type ReplayResult } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
@@ -123,6 +123,11 @@ export interface LogDamageReport {
   cut: boolean
   /** Where the cut bytes (or, after a repair, the whole old log) were copied; null if not copied. */
   savedTo: string | null
+  /**
+   * What of it a writer had acknowledged (its commit point lies past `offset`): bytes and entries
+   * (records and deletes) lost. Null for a torn write that was never acknowledged.
+   */
+  acknowledged: { bytes: number; entries: number } | null
 }
 
 /** What `checkMemoryStore` / `repairMemoryStore` found (and did). */
@@ -225,14 +230,47 @@ export class MemoryStore implements FingerprintStore {
    * torn tail, or a damaged frame and all after it). Throws NOT_FOUND when there is no store.
    */
   static async check(dir: string): Promise<MemoryStoreCheck> {
-    const store = new MemoryStore()
+    return (await MemoryStore.checkWithLog(dir)).check
+  }
+
+  private static async checkWithLog(dir: string): Promise<{ check: MemoryStoreCheck; log: LogCheck }> {
     const abs = resolve(dir)
-    store.tables = new Tables(store.layouts, store.registry, store.logReader(abs))
+    const { store, result: found } = await MemoryStore.sameFile(abs, (s) => checkLog(abs, s.sink()))
     try {
-      const found = await checkLog(abs, store.sink())
-      return { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }
+      return { check: { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }, log: found }
     } finally {
       store.tables.reader?.retire()
+    }
+  }
+
+  /**
+   * Replays the log of `dir` with `replay` into a new store whose reader reads the very file
+   * replayed: a compaction renaming a new log in between would give the tables offsets into one
+   * file and reads from another (false STORE_CORRUPT, wrong records). Retries until both are one.
+   */
+  private static async sameFile<R extends { inode: string }>(dir: string, replay: (store: MemoryStore) => Promise<R>, options: Omit<MemoryStoreOptions, 'dir' | 'fsync' | 'readOnly'> = {}): Promise<{ store: MemoryStore; result: R }> {
+    for (let attempt = 0; ; attempt++) {
+      const store = new MemoryStore(options)
+      const reader = store.logReader(dir)
+      store.tables = new Tables(store.layouts, store.registry, reader)
+      try {
+        // The reader's file first: the replay then opens the same one or a newer one.
+        let mine: string | null = null
+        try {
+          mine = reader.inode()
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+        }
+        const result = await replay(store)
+        if (mine === result.inode || attempt >= 8) {
+          if (mine !== result.inode) throw new DedupError('STORE_UNAVAILABLE', `The log in ${dir} kept being replaced while it was read (a compaction?); try again.`)
+          return { store, result }
+        }
+      } catch (err) {
+        reader.retire()
+        throw err
+      }
+      reader.retire()
     }
   }
 
@@ -248,9 +286,9 @@ export class MemoryStore implements FingerprintStore {
       throw new DedupError('STORE_UNAVAILABLE', `Cannot repair the store in ${abs}: ${(err as Error).message}`, { cause: err })
     })
     try {
-      const found = await MemoryStore.check(abs)
+      const { check: found, log } = await MemoryStore.checkWithLog(abs)
       if (found.damage === null) return found
-      const backup = await truncateLog(abs, found.validBytes)
+      const backup = await truncateLog(abs, log)
       return { ...found, damage: { ...found.damage, cut: true, savedTo: backup } }
     } finally {
       await lock.release()
@@ -273,6 +311,7 @@ export class MemoryStore implements FingerprintStore {
       tail: damage.tail,
       cut,
       savedTo: damage.savedTo,
+      acknowledged: damage.acknowledged,
     }
   }
 
@@ -280,8 +319,23 @@ export class MemoryStore implements FingerprintStore {
     this.tables = new Tables(this.layouts, this.registry, this.logReader(dir))
     try {
       const logSize = await stat(join(dir, LOG_FILE)).then((s) => s.size, () => 0)
-      this.tables.reserve(Math.ceil(logSize / 80))
-      const replay = await LogFile.read(dir, this.sink())
+      let replay: ReplayResult | null = null
+      for (let attempt = 0; replay === null; attempt++) {
+        // The reader must read the file replayed (see `sameFile`); a compaction may rename a new one in between.
+        this.tables.reader?.retire()
+        this.tables = new Tables(this.layouts, this.registry, this.logReader(dir))
+        this.tables.reserve(Math.ceil(logSize / 80))
+        this.logEntries = 0
+        let mine: string | null = null
+        try {
+          mine = this.tables.reader!.inode()
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+        }
+        const got = await LogFile.read(dir, this.sink())
+        if (got.inode === mine) replay = got
+        else if (attempt >= 8) throw new DedupError('STORE_UNAVAILABLE', `The log in ${dir} kept being replaced while it was read (a compaction?); try again.`)
+      }
       this.dir = dir
       this.readOnly = true
       this.logBytes = replay.size
@@ -298,12 +352,12 @@ export class MemoryStore implements FingerprintStore {
     try {
       await mkdir(dir, { recursive: true }).catch(async (err: unknown) => {
         const why = await mkdirFailure(dir, err)
-        throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir}: the directory cannot be created: ${fsReason(why)}.`, { cause: why })
+        throw new DedupError(lasting(why) ? 'STORE_REQUEST_FAILED' : 'STORE_UNAVAILABLE', `Cannot open the store in ${dir}: the directory cannot be created: ${fsReason(why)}.`, { cause: why })
       })
       lock = await acquireLock(dir)
     } catch (err) {
       if (err instanceof DedupError) throw err
-      throw new DedupError('STORE_UNAVAILABLE', `Cannot open the store in ${dir} for writing: ${fsReason(err)}.`, { cause: err })
+      throw new DedupError(lasting(err) ? 'STORE_REQUEST_FAILED' : 'STORE_UNAVAILABLE', `Cannot open the store in ${dir} for writing: ${fsReason(err)}.`, { cause: err })
     }
     try {
       // Payloads stay in the log and are read back from it (see Tables).
@@ -583,7 +637,7 @@ export class MemoryStore implements FingerprintStore {
       old.reader?.pin()
       const fresh = new Tables(this.layouts, this.registry, this.logReader(this.dir!))
       fresh.reserve(old.live)
-      await log.rewrite(this.rebuildFrames(fresh))
+      await log.rewrite(this.rebuildFrames(fresh), () => fresh.live)
       this.tables = fresh
       old.reader?.retire()
       this.logEntries = fresh.live
@@ -660,9 +714,10 @@ export class MemoryStore implements FingerprintStore {
   }
 
   /** Applies `buf[start, end)`; `fileOffset`: where `buf[0]` sits in the log (0 in memory). */
-  private applyPayload(buf: Buffer, start: number, end: number, fileOffset = 0): void {
+  private applyPayload(buf: Buffer, start: number, end: number, fileOffset = 0): number {
     const counts = this.tables.applyEntries(buf, start, end, fileOffset)
     this.logEntries += counts.puts + counts.deletes
+    return counts.puts + counts.deletes
   }
 
   private checkOpen(): void {
@@ -692,6 +747,15 @@ async function mkdirFailure(dir: string, err: unknown): Promise<unknown> {
     if (up === at) return err
     at = up
   }
+}
+
+/**
+ * A filesystem error that a retry will not cure (a read-only filesystem, no permission, a file
+ * where the directory should be): STORE_REQUEST_FAILED (exit 1), not STORE_UNAVAILABLE (exit 4,
+ * "retry later").
+ */
+function lasting(err: unknown): boolean {
+  return ['EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? '')
 }
 
 /** A filesystem error in words, with its code: `the filesystem is read-only (EROFS)`. */

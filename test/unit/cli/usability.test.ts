@@ -1,7 +1,7 @@
 // The CLI as a newcomer meets it (issue 14): one answer for one pair, self-explaining decisions,
 // errors in the user's words with a pointer to --help, exit codes that say what happened.
 import { describe, expect, test, beforeAll } from 'vitest'
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
@@ -291,5 +291,58 @@ describe('--version', () => {
     const { code, stdout } = await cli(['--version'])
     expect(code).toBe(0)
     expect(stdout).toBe(`simdup ${pkg.version}\n`)
+  })
+})
+
+describe('issue 26: outputs that would replace the input or the store', () => {
+  const doc = JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n'
+  test('--out or --rejects inside the store directory is refused; the store keeps its records', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-guard-'))
+    expect(await run(['index', '-', '--store', 'big', '--quiet'], fakeIO(work, doc).io)).toBe(0)
+    const log = readFileSync(join(work, 'big', 'store.log'))
+    for (const flags of [['--out', 'big/store.log'], ['--out', 'big/new.jsonl'], ['--out', 'o.jsonl', '--rejects', 'big/SIMDUP_STORE'], ['--out', './big/../big/LOCK']]) {
+      const { io, stderr } = fakeIO(work, doc)
+      expect(await run(['index', '-', '--store', 'big', '--quiet', ...flags], io)).toBe(2)
+      expect(stderr()).toMatch(/is inside the store directory .*big: it would replace the store's files/)
+    }
+    expect(readFileSync(join(work, 'big', 'store.log'))).toEqual(log)
+    // A hard link to the log, outside the store, is a store file too.
+    linkSync(join(work, 'big', 'store.log'), join(work, 'linked.log'))
+    const { io, stderr } = fakeIO(work, doc)
+    expect(await run(['index', '-', '--store', 'big', '--out', 'linked.log'], io)).toBe(2)
+    expect(stderr()).toMatch(/is a file of the store/)
+    expect(readFileSync(join(work, 'big', 'store.log'))).toEqual(log)
+  })
+
+  test('--out /dev/null with a rejected line writes no /dev/null.rejects.jsonl', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-guard-'))
+    rmSync('/dev/null.rejects.jsonl', { force: true }) // (left by a run of the old code, as root)
+    const { io } = fakeIO(work, doc + 'not json\n')
+    expect(await run(['index', '-', '--store', 's', '--out', '/dev/null', '--quiet'], io)).toBe(0)
+    expect(existsSync('/dev/null.rejects.jsonl')).toBe(false)
+  })
+})
+
+describe('issue 26: small ones', () => {
+  test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('`simdup %s` is an unknown command (exit 2), not a crash', async (name) => {
+    const { io, stderr } = fakeIO(mkdtempSync(join(tmpdir(), 'simdup-cmd-')))
+    expect(await run([name], io)).toBe(2)
+    expect(stderr()).toMatch(new RegExp(`^simdup: unknown command \`${name}\``))
+  })
+
+  test('ids differing only by zero-width or format characters print differently (escaped)', async () => {
+    const { printable } = await import('../../../src/cli/io.js')
+    const ids = ['ab', 'a\u200bb', 'a\u200db', 'a\ufeffb', 'a\u00adb', 'a\u{e0041}b']
+    const shown = ids.map(printable)
+    expect(new Set(shown).size).toBe(ids.length)
+    expect(shown.slice(1)).toEqual(['a\\u200bb', 'a\\u200db', 'a\\ufeffb', 'a\\u00adb', 'a\\u{e0041}b'])
+  })
+
+  test('a --store that is a regular file: a clear error, exit 1 (not 4, "retry later")', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'simdup-storefile-'))
+    writeFileSync(join(work, 'afile'), 'x')
+    const { io, stderr } = fakeIO(work, JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
+    expect(await run(['index', '-', '--store', 'afile', '--quiet'], io)).toBe(1)
+    expect(stderr()).toMatch(/STORE_REQUEST_FAILED: Cannot open the store in .*afile: .*\((?:EEXIST|ENOTDIR)\)/)
   })
 })

@@ -1,14 +1,16 @@
 /**
- * The reindex checkpoint's lock is the store's lock (src/store/_lock.ts): a dead holder's lock is
- * taken over, a live one is refused with CONFLICT, and release never removes a lock that another
+ * The reindex checkpoint's lock (src/store/_lock.ts): an OS lock (flock(2)) on `<file>.lock` that a
+ * live holder keeps and a dead one drops; without flock(1), the pid-file lock: a dead holder's lock
+ * is taken over, a live one is refused with CONFLICT, and release never removes a lock that another
  * process has taken over since (the checkpoint's own copy did).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
 import { lockCheckpoint } from '../../../src/elasticsearch/reindex/_checkpoint.js'
+import { usePidFileLock } from '../../../src/store/_lock.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -29,8 +31,35 @@ async function deadPid(): Promise<number> {
   return child.pid!
 }
 
-describe('reindex checkpoint lock', () => {
+/** A process holding flock(1) on `path` until killed; resolves once it holds it. */
+async function flockHolder(path: string): Promise<ChildProcess> {
+  const child = spawn('flock', ['--exclusive', '--close', path, 'sh', '-c', 'echo held; sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  children.push(child)
+  await new Promise((resolve) => child.stdout!.once('data', resolve))
+  return child
+}
+
+describe('reindex checkpoint lock (OS lock)', () => {
+  test('a live holder is refused with CONFLICT whatever the file says; a killed one frees it; release removes the file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'simdup-cp-')), 'job.json')
+    const holder = await flockHolder(`${file}.lock`)
+    writeFileSync(`${file}.lock`, `${await deadPid()}\n`) // a stale-looking pid changes nothing
+    await expect(lockCheckpoint(file)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('in use by process') })
+    const exited = new Promise((resolve) => holder.once('exit', resolve))
+    holder.kill('SIGKILL')
+    await exited
+    const lock = await lockCheckpoint(file)
+    expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid))
+    await expect(lockCheckpoint(file)).rejects.toMatchObject({ code: 'CONFLICT' })
+    await lock.release()
+    expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+})
+
+describe('reindex checkpoint lock (pid file, without flock(1))', () => {
   test('a lock left by a dead process is taken over; a live holder is refused with CONFLICT naming it', async () => {
+    usePidFileLock(true)
+    onTestFinished(() => usePidFileLock(false))
     const file = join(mkdtempSync(join(tmpdir(), 'simdup-cp-')), 'job.json')
     writeFileSync(`${file}.lock`, `${await deadPid()}\n`)
     const lock = await lockCheckpoint(file)
@@ -44,6 +73,8 @@ describe('reindex checkpoint lock', () => {
   })
 
   test('release leaves alone a lock that is no longer this process\'s (taken over by another after ours was judged stale)', async () => {
+    usePidFileLock(true)
+    onTestFinished(() => usePidFileLock(false))
     const file = join(mkdtempSync(join(tmpdir(), 'simdup-cp-')), 'job.json')
     const lock = await lockCheckpoint(file)
     // Another process took the lock over (as after this one was suspended and judged dead).
