@@ -70,7 +70,7 @@ export class BatchIndex {
     if (layers.exact) visit(contents, x.contentHash)
     if (layers.title && x.titleHash !== null) visit(titles, x.titleHash)
     if (layers.simhash) for (const b of x.blocks) visit(blocks, b)
-    // Band terms exist only for non-short texts with a MinHash sketch.
-    if (layers.simhash && minhash && !x.short && x.bands !== undefined) for (const b of x.bands) visit(bands, b)
+    // Band terms: MinHash bands of a long text (when that route is on), prefix-filter terms of a short one.
+    if (layers.simhash && (x.short || minhash) && x.bands !== undefined) for (const b of x.bands) visit(bands, b)
   }
 }

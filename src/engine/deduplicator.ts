@@ -11,6 +11,7 @@ import { boundCandidates } from './_bounds.js'
 import { HostTemplates, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
+import { GRAM_SET_PREFIX } from '../fingerprint/short-grams.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -360,8 +361,10 @@ function withBandRecords(found: FingerprintRecord[], banded: FingerprintRecord[]
  * terms are looked up with the batch's.
  */
 function mayOutrankMinhash(d: PreparedDocument, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
+  // A gram-set text matches within k only by its gram-set rules, which rank as MinHash does.
+  const near = d.sketch === null || !d.sketch.startsWith(GRAM_SET_PREFIX)
   for (const c of candidates) {
-    if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
+    if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || (near && hamming(c.fingerprint, d.fingerprint) <= o.maxDistance)) return true
   }
   return false
 }

@@ -2,6 +2,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
+import { GRAM_SET_PREFIX, MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramVerdict, sketchGrams } from '../fingerprint/short-grams.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -13,6 +14,8 @@ export interface MatchSubject {
   titleHash: string | null
   short: boolean
   sketch?: string | null | undefined
+  /** Candidate terms: the prefix-filter terms of a gram set (the positional filter reads them). */
+  bands?: readonly string[] | undefined
   version?: string
   /** First-insertion sequence number: when set, only records first indexed earlier can match (see `isEarlier`). */
   seq?: number | undefined
@@ -51,7 +54,8 @@ export function candidateQuery(
     titleHash: o.layers.title ? d.titleHash : null,
     excludeId: d.id,
   }
-  if (o.minhash && d.bands !== undefined && d.bands.length > 0) q.bands = d.bands
+  // Band terms: MinHash bands (when that route is on) or a short text's prefix-filter terms (always).
+  if (d.bands !== undefined && d.bands.length > 0 && (o.minhash || d.short)) q.bands = d.bands
   if (since !== undefined) q.since = since
   return q
 }
@@ -101,6 +105,12 @@ function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: numbe
 /** The near-duplicate rule that accepts the pair, or null. */
 function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   const dSketch = d.sketch ?? null
+  // Texts of few content characters: exact bigram-set resemblance, whatever the distance; never
+  // against a text of the other routes (see short-grams.ts).
+  const dGrams = dSketch !== null && dSketch.startsWith(GRAM_SET_PREFIX)
+  if (dGrams || (c.sketch !== undefined && c.sketch.startsWith(GRAM_SET_PREFIX))) {
+    return dGrams && c.sketch !== undefined && c.sketch.startsWith(GRAM_SET_PREFIX) ? gramRule(dSketch, d.bands, c, o) : null
+  }
   if (distance <= o.maxDistance) {
     // SimHash is blind to length: a section and the whole page it sits in can be within k. Two
     // texts whose 5-gram sets differ in size more than `minResemblance` allows cannot be alike
@@ -128,6 +138,34 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
 }
 
 /**
+ * The short-text rules on two gram sets (`gramVerdict`), after the length filter (J ≤ small/large;
+ * containment needs large ≤ ratio·small) and, when both prefixes are known, the positional filter
+ * (`gramBound`): two sets whose prefixes share no gram cannot reach the floor thresholds.
+ */
+function gramRule(a: string, aTerms: readonly string[] | undefined, c: FingerprintRecord, o: MatchOptions): RuleVerdict | null {
+  const t = o.analyzer.shortText
+  const b = c.sketch!
+  const na = sketchGrams(a)
+  const nb = sketchGrams(b)
+  const small = Math.min(na, nb)
+  const large = Math.max(na, nb)
+  if (small < MIN_GRAMS) return null
+  const contain = large <= SHORT_GRAM_FLOOR.ratio * small && small >= t.minContainedGrams
+  if (small / large < t.minGramJaccard && !contain) return null
+  const bTerms = c.bands
+  if (aTerms !== undefined && aTerms.length > 0 && bTerms !== undefined && bTerms.length > 0) {
+    let i = 0
+    let j = -1
+    for (; i < aTerms.length && j < 0; i++) j = bTerms.indexOf(aTerms[i]!)
+    if (j < 0) return null
+    const bound = gramBound(na, nb, i - 1, j)
+    if (bound.jaccard < t.minGramJaccard && !(contain && bound.containment >= t.minContainment)) return null
+  }
+  const v = gramVerdict(a, b, t)
+  return v.rule === null ? null : { rule: v.rule, resemblance: v.resemblance }
+}
+
+/**
  * The record a document is a new version of: the record with the same URL key (fragment
  * included) first indexed last before it (`compareOrder`), when their contents do not agree (a
  * url-layer match); null when there is none or it says the same. When `d.seq` is set only records
@@ -151,8 +189,15 @@ export function previousVersion(d: MatchSubject, candidates: Iterable<Fingerprin
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
 
-/** A match's rank (smaller wins): layer, then SimHash rules before MinHash, then distance (≤ 64). */
+/**
+ * A match's rank (smaller wins): layer, then SimHash rules before MinHash and the gram-set rules,
+ * then distance (≤ 64). The gram-set rules (short texts: SimHash means nothing there) rank as
+ * MinHash does, without the distance: among them the earliest record wins (`compareMatches`).
+ */
 function rank(m: Match): number {
+  if (m.rule === 'containment' || (m.rule === 'short-text' && m.record.sketch !== undefined && m.record.sketch.startsWith(GRAM_SET_PREFIX))) {
+    return LAYER_RANK[m.layer] * 1000 + 100
+  }
   return LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance
 }
 
