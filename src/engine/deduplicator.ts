@@ -11,7 +11,7 @@ import { boundCandidates } from './_bounds.js'
 import { HostTemplates, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
-import { GRAM_SET_PREFIX } from '../fingerprint/short-grams.js'
+import { GRAM_SET_PREFIX, gramPart } from '../fingerprint/short-grams.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -342,6 +342,9 @@ function bandQuery(
 function bandCheck(d: PreparedDocument, o: ResolvedDeduplicatorOptions): BandCheck | undefined {
   const sketch = d.sketch
   if (d.short || sketch === null || !sketch.startsWith('m:')) return undefined
+  // A long text of few characters carries its gram set after the MinHash: a short text's record
+  // may match it by that set alone, so none of its band records may be left out.
+  if (gramPart(sketch) !== null) return undefined
   const maxDiffer = minhashMaxDiffer(sketch, o.minResemblance)
   if (Number.isNaN(maxDiffer)) return undefined
   return { contentHash: d.contentHash, urlHash: d.urlHash, titleHash: d.titleHash, sketch, skipDigits: SKETCH_COUNT_DIGITS, maxDiffer }

@@ -2,7 +2,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
-import { GRAM_SET_PREFIX, MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramVerdict, sketchGrams } from '../fingerprint/short-grams.js'
+import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -54,8 +54,11 @@ export function candidateQuery(
     titleHash: o.layers.title ? d.titleHash : null,
     excludeId: d.id,
   }
-  // Band terms: MinHash bands (when that route is on) or a short text's prefix-filter terms (always).
-  if (d.bands !== undefined && d.bands.length > 0 && (o.minhash || d.short)) q.bands = d.bands
+  // Band terms: MinHash bands (when that route is on) and prefix-filter terms of a gram set (always).
+  if (d.bands !== undefined && d.bands.length > 0) {
+    const bands = o.minhash || d.short ? d.bands : d.bands.filter(isGramTerm)
+    if (bands.length > 0) q.bands = bands
+  }
   if (since !== undefined) q.since = since
   return q
 }
@@ -107,9 +110,11 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
   const dSketch = d.sketch ?? null
   // Texts of few content characters: exact bigram-set resemblance, whatever the distance; never
   // against a text of the other routes (see short-grams.ts).
-  const dGrams = dSketch !== null && dSketch.startsWith(GRAM_SET_PREFIX)
-  if (dGrams || (c.sketch !== undefined && c.sketch.startsWith(GRAM_SET_PREFIX))) {
-    return dGrams && c.sketch !== undefined && c.sketch.startsWith(GRAM_SET_PREFIX) ? gramRule(dSketch, d.bands, c, o) : null
+  // A long text of up to 300 content characters carries its gram set too (`gramPart`).
+  if (isGramSketch(dSketch) || isGramSketch(c.sketch)) {
+    const a = gramPart(dSketch)
+    const b = gramPart(c.sketch)
+    return a !== null && b !== null ? gramRule(a, d.bands, b, c.bands, o) : null
   }
   if (distance <= o.maxDistance) {
     // SimHash is blind to length: a section and the whole page it sits in can be within k. Two
@@ -138,13 +143,51 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
 }
 
 /**
+ * The near-duplicate rule that applies to a pair and its evidence against its effective threshold
+ * (for `simdup compare`): the gram-set rules for two texts of few content characters (exact
+ * Jaccard and containment), the term-set rule for two longer short texts, the MinHash rule for two
+ * long ones (the estimate, and the threshold with its sparse-sketch margin); null when the two
+ * take different routes (only equal content can match).
+ */
+export interface RuleEvidence {
+  rule: 'short-text' | 'minhash'
+  /** What `resemblance` measures. */
+  measure: 'bigram-jaccard' | 'term-jaccard' | 'estimated-5gram-jaccard'
+  resemblance: number
+  /** The threshold `resemblance` must reach, margin included. */
+  threshold: number
+  /** Bigram sets only: the shorter text's share of the shared bigrams, and its threshold. */
+  containment?: number
+  containmentThreshold?: number
+  /** Bigram sets only: the two sets differ in a bigram with a digit or a negation (no match, whatever the resemblance). */
+  veto?: boolean
+}
+
+/** @see RuleEvidence */
+export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOptions, 'analyzer' | 'minResemblance'>): RuleEvidence | null {
+  if (a === null || b === null) return null
+  const t = o.analyzer.shortText
+  if (isGramSketch(a) || isGramSketch(b)) {
+    const ga = gramPart(a)
+    const gb = gramPart(b)
+    if (ga === null || gb === null) return null
+    const v = gramVerdict(ga, gb, t)
+    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto }
+  }
+  if (a.slice(0, 2) !== b.slice(0, 2)) return null
+  if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }
+  const resemblance = minhashSimilarity(a, b)
+  if (Number.isNaN(resemblance)) return null
+  return { rule: 'minhash', measure: 'estimated-5gram-jaccard', resemblance, threshold: o.minResemblance + sparseSketchMargin(a, b, resemblance, o.minResemblance) }
+}
+
+/**
  * The short-text rules on two gram sets (`gramVerdict`), after the length filter (J ≤ small/large;
  * containment needs large ≤ ratio·small) and, when both prefixes are known, the positional filter
  * (`gramBound`): two sets whose prefixes share no gram cannot reach the floor thresholds.
  */
-function gramRule(a: string, aTerms: readonly string[] | undefined, c: FingerprintRecord, o: MatchOptions): RuleVerdict | null {
+function gramRule(a: string, aTerms: readonly string[] | undefined, b: string, bTerms: readonly string[] | undefined, o: MatchOptions): RuleVerdict | null {
   const t = o.analyzer.shortText
-  const b = c.sketch!
   const na = sketchGrams(a)
   const nb = sketchGrams(b)
   const small = Math.min(na, nb)
@@ -152,7 +195,7 @@ function gramRule(a: string, aTerms: readonly string[] | undefined, c: Fingerpri
   if (small < MIN_GRAMS) return null
   const contain = large <= SHORT_GRAM_FLOOR.ratio * small && small >= t.minContainedGrams
   if (small / large < t.minGramJaccard && !contain) return null
-  const bTerms = c.bands
+  // Prefix terms come first in a record's band terms (a long text's MinHash bands after them).
   if (aTerms !== undefined && aTerms.length > 0 && bTerms !== undefined && bTerms.length > 0) {
     let i = 0
     let j = -1
@@ -195,7 +238,7 @@ const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title:
  * MinHash does, without the distance: among them the earliest record wins (`compareMatches`).
  */
 function rank(m: Match): number {
-  if (m.rule === 'containment' || (m.rule === 'short-text' && m.record.sketch !== undefined && m.record.sketch.startsWith(GRAM_SET_PREFIX))) {
+  if (m.rule === 'containment' || (m.rule === 'short-text' && m.record.sketch !== undefined && !m.record.sketch.startsWith('t:'))) {
     return LAYER_RANK[m.layer] * 1000 + 100
   }
   return LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance

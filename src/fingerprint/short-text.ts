@@ -31,7 +31,7 @@ export interface ShortTextOptions {
 }
 
 export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({
-  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.7, minContainment: 0.9, minContainedGrams: 6,
+  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.85, minContainment: 0.9, minContainedGrams: 6,
 })
 
 /** True when the weighted terms are too few or too dominated for SimHash. @example isShortText([{ term: '你好', weight: 5 }]) // true */

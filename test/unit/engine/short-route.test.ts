@@ -1,6 +1,11 @@
 /** Issue 24: short texts decided by their exact bigram sets. Each case was decided the other way by simdup-fp/9. */
 import { describe, expect, test } from 'vitest'
 import { createDeduplicator, openMemoryStore } from '../../../src/index.js'
+import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
+
+/** Real sentences (fixture article), punctuation left out: 150+ content characters. */
+const SENTENCES = ARTICLE_A.replace(/[，。、；：！？“”（）\s]/g, '')
+const OTHER = ARTICLE_B.replace(/[，。、；：！？“”（）\s]/g, '')
 
 async function decide(a: string, b: string, options: Parameters<typeof createDeduplicator>[0]['analyzer'] = undefined) {
   const store = await openMemoryStore()
@@ -29,13 +34,17 @@ describe('short texts (issue 24)', () => {
 
   test.each([
     // A short review and its shorter form (fp/9: distance 5, term Jaccard 0.6).
-    ['USB接口只有两个，少了点~', 'usb接口只有两个', 'short-text'],
+    ['USB接口只有两个，少了点~', 'usb接口只有两个', 'containment'],
     // A sentence written twice vs one and a half times (fp/9: distance 9).
     ['这家店的菜很好吃，服务也很周到。这家店的菜很好吃，服务也很周到。', '这家店的菜很好吃，服务也很周到。这家店的菜很好吃，', 'short-text'],
     // A poem under its title (fp/9: unique).
     ['床前明月光，疑是地上霜。举头望明月，低头思故乡。', '静夜思\n床前明月光，疑是地上霜。举头望明月，低头思故乡。', 'short-text'],
     // A short item with a promo line added: contained (fp/9: unique).
     ['今天北京天气晴朗，最高气温二十五度，适合出游。', '今天北京天气晴朗，最高气温二十五度，适合出游。扫码关注公众号，获取更多资讯。', 'containment'],
+    // The same, the copy past the short route's 150 characters: it keeps its gram set for short partners.
+    [SENTENCES.slice(0, 100), `${SENTENCES.slice(0, 100)}。${OTHER.slice(0, 60)}`, 'containment'],
+    [`${SENTENCES.slice(0, 100)}。${OTHER.slice(0, 60)}`, SENTENCES.slice(0, 100), 'containment'],
+    [`${SENTENCES.slice(0, 145)}。扫码关注公众号，获取更多资讯。`, SENTENCES.slice(0, 145), 'short-text'],
   ])('%s / %s: duplicates by rule %s', async (a, b, rule) => {
     const d = await decide(a, b)
     expect(d.status).toBe('duplicate')
