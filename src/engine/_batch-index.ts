@@ -72,6 +72,6 @@ export class BatchIndex {
     if (layers.title && x.titleHash !== null) visit(titles, x.titleHash)
     if (layers.simhash) for (const b of x.blocks) visit(blocks, b)
     // Band terms: MinHash bands of a long text (when that route is on), prefix-filter terms of a short one.
-    if (layers.simhash && x.bands !== undefined) for (const b of x.bands) if (x.short || minhash || isGramTerm(b)) visit(bands, b)
+    if (layers.simhash && x.bands !== undefined) for (const b of x.bands) if (minhash || isGramTerm(b)) visit(bands, b)
   }
 }

@@ -11,7 +11,6 @@ import { boundCandidates } from './_bounds.js'
 import { HostTemplates, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
-import { GRAM_SET_PREFIX, gramPart } from '../fingerprint/short-grams.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -342,9 +341,6 @@ function bandQuery(
 function bandCheck(d: PreparedDocument, o: ResolvedDeduplicatorOptions): BandCheck | undefined {
   const sketch = d.sketch
   if (d.short || sketch === null || !sketch.startsWith('m:')) return undefined
-  // A long text of few characters carries its gram set after the MinHash: a short text's record
-  // may match it by that set alone, so none of its band records may be left out.
-  if (gramPart(sketch) !== null) return undefined
   const maxDiffer = minhashMaxDiffer(sketch, o.minResemblance)
   if (Number.isNaN(maxDiffer)) return undefined
   return { contentHash: d.contentHash, urlHash: d.urlHash, titleHash: d.titleHash, sketch, skipDigits: SKETCH_COUNT_DIGITS, maxDiffer }
@@ -364,10 +360,8 @@ function withBandRecords(found: FingerprintRecord[], banded: FingerprintRecord[]
  * terms are looked up with the batch's.
  */
 function mayOutrankMinhash(d: PreparedDocument, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
-  // A gram-set text matches within k only by its gram-set rules, which rank as MinHash does.
-  const near = d.sketch === null || !d.sketch.startsWith(GRAM_SET_PREFIX)
   for (const c of candidates) {
-    if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || (near && hamming(c.fingerprint, d.fingerprint) <= o.maxDistance)) return true
+    if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
   }
   return false
 }

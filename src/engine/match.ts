@@ -56,7 +56,7 @@ export function candidateQuery(
   }
   // Band terms: MinHash bands (when that route is on) and prefix-filter terms of a gram set (always).
   if (d.bands !== undefined && d.bands.length > 0) {
-    const bands = o.minhash || d.short ? d.bands : d.bands.filter(isGramTerm)
+    const bands = o.minhash ? d.bands : d.bands.filter(isGramTerm)
     if (bands.length > 0) q.bands = bands
   }
   if (since !== undefined) q.since = since
@@ -114,7 +114,15 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
   if (isGramSketch(dSketch) || isGramSketch(c.sketch)) {
     const a = gramPart(dSketch)
     const b = gramPart(c.sketch)
-    return a !== null && b !== null ? gramRule(a, d.bands, b, c.bands, o) : null
+    if (a === null || b === null) return null
+    const exact = gramRule(a, d.bands, b, c.bands, o)
+    if (exact !== null || d.short || c.short || distance > o.maxDistance) return exact
+    // Two texts of enough terms within k (SimHash, as for long texts), unless a number or a
+    // negation differs or their bigram sets' sizes alone rule out a resemblance of `minResemblance`.
+    const na = sketchGrams(a)
+    const nb = sketchGrams(b)
+    if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb) || gramVerdict(a, b, o.analyzer.shortText).veto) return null
+    return { rule: 'simhash', resemblance: null }
   }
   if (distance <= o.maxDistance) {
     // SimHash is blind to length: a section and the whole page it sits in can be within k. Two

@@ -10,7 +10,7 @@ import { contentKey, hash64Hex } from './hash.js'
 import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
 import { minhashSketch, type MinHashSketch } from './minhash.js'
-import { GRAM_PARTNER_MAX_CHARS, SHORT_GRAM_FLOOR, fitsShortRoute, gramSet } from './short-grams.js'
+import { SHORT_GRAM_FLOOR, fitsShortRoute, gramSet } from './short-grams.js'
 import { stripAttribution } from '../normalize/attribution.js'
 import { TermTable } from './_term-table.js'
 import { RunMemo } from './_run-memo.js'
@@ -29,7 +29,7 @@ export interface Analysis {
   normalized: string
   terms: WeightedTerm[]
   fingerprint: Fingerprint
-  /** Few content characters, or few or dominated terms: decided by the short-text rules only. */
+  /** Few or dominated terms: SimHash is unreliable, only the short-text rules may match it. */
   short: boolean
   contentHash: string
   /**
@@ -172,12 +172,11 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     // and a MinHash estimate are unreliable there. A longer one with few or dominated terms keeps
     // the term-set rule.
     const grams = fitsShortRoute(normalized) ? gramSet(normalized) : null
-    const short = grams !== null || isShortWeights(table.weights, d, shortText)
+    // `short`: SimHash is unreliable by the terms (few or dominated); a gram-set text that is not
+    // may still match by SimHash within k when no number or negation differs (engine/match.ts).
+    const short = isShortWeights(table.weights, d, shortText)
     // A MinHash sketch estimates resemblance only from enough shingles (see MIN_MINHASH_SHINGLES).
-    const minhash: MinHashSketch | null = short ? null : minhashSketch(normalized)
-    // A long text a short one can still match by its gram set (up to twice the short route's
-    // length) carries that set too, after its MinHash (`m:…s:…`), and its prefix terms first.
-    const partner = minhash !== null && fitsShortRoute(normalized, GRAM_PARTNER_MAX_CHARS) ? gramSet(normalized) : null
+    const minhash: MinHashSketch | null = short || grams !== null ? null : minhashSketch(normalized)
     const analysis = new TableAnalysis(
       normalized,
       table.termStrings,
@@ -186,8 +185,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
       short,
       key,
-      grams !== null ? grams.sketch : short ? termSetSketchOfHashes(table.lo, table.distinct, d) : partner !== null ? minhash!.sketch + partner.sketch : (minhash?.sketch ?? null),
-      grams !== null ? grams.terms : partner !== null ? [...partner.terms, ...minhash!.bands] : (minhash?.bands ?? []),
+      grams !== null ? grams.sketch : short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
+      grams !== null ? grams.terms : (minhash?.bands ?? []),
     )
     if (normalized.length <= RECENT_MAX_TEXT) {
       if (recent.size >= RECENT_MAX_ENTRIES || recentChars > RECENT_MAX_CHARS) {

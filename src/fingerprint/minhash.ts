@@ -270,20 +270,9 @@ const BITS_START = 2 + COUNT_DIGITS
 
 /** Whether `s` is an `m:` sketch (prefix, count, then at least one lower-case hex digit of bits). */
 function isSketch(s: string): boolean {
-  const n = minhashEnd(s)
-  if (n <= BITS_START || s.charCodeAt(0) !== 0x6d || s.charCodeAt(1) !== 0x3a) return false
-  for (let i = 2; i < n; i++) if (hexAt(s, i) < 0) return false
+  if (s.length <= BITS_START || s.charCodeAt(0) !== 0x6d || s.charCodeAt(1) !== 0x3a) return false
+  for (let i = 2; i < s.length; i++) if (hexAt(s, i) < 0) return false
   return true
-}
-
-/**
- * Where the MinHash part of a sketch ends: its length, or where a gram set follows it (`m:…s:…`,
- * a text of 151–300 content characters, which a short text may match by its gram set; see
- * short-grams.ts).
- */
-export function minhashEnd(s: string): number {
-  const at = s.length > BITS_START ? s.indexOf('s:', BITS_START) : -1
-  return at < 0 ? s.length : at
 }
 
 /** The distinct-shingle count an `m:` sketch starts with, or NaN. */
@@ -323,8 +312,8 @@ export function resemblanceBound(a: string, b: string): number {
  * @example minhashSimilarity(a.sketch, a.sketch) // 1
  */
 export function minhashSimilarity(a: string, b: string): number {
-  const n = minhashEnd(a)
-  if (n !== minhashEnd(b) || n <= BITS_START || a.charCodeAt(0) !== 0x6d || a.charCodeAt(1) !== 0x3a || b.charCodeAt(0) !== 0x6d || b.charCodeAt(1) !== 0x3a) return NaN
+  const n = a.length
+  if (n !== b.length || n <= BITS_START || a.charCodeAt(0) !== 0x6d || a.charCodeAt(1) !== 0x3a || b.charCodeAt(0) !== 0x6d || b.charCodeAt(1) !== 0x3a) return NaN
   let bad = 0
   for (let i = 2; i < BITS_START; i++) bad |= hexAt(a, i) | hexAt(b, i)
   let differ = 0
@@ -350,8 +339,8 @@ export const SKETCH_COUNT_DIGITS = COUNT_DIGITS
  * @example minhashMaxDiffer(a.sketch, 0.6) // 102 of 512 bits
  */
 export function minhashMaxDiffer(sketch: string, threshold: number): number {
-  if (!isSketch(sketch) || (minhashEnd(sketch) - BITS_START) % 2 !== 0) return NaN
-  const bits = 4 * (minhashEnd(sketch) - BITS_START)
+  if (!isSketch(sketch) || (sketch.length - BITS_START) % 2 !== 0) return NaN
+  const bits = 4 * (sketch.length - BITS_START)
   // The same arithmetic as the estimate, bit by bit: no rounding can make the two disagree.
   let differ = 0
   while (differ <= bits && similarityOf(bits - differ, bits) >= threshold) differ++

@@ -236,17 +236,10 @@ export function gramBound(na: number, nb: number, i: number, j: number): { jacca
   return { jaccard: overlap / (na + nb - overlap), containment: overlap / Math.min(na, nb) }
 }
 
-/**
- * The gram set of a sketch: the whole of an `s:` sketch, the part after `s:` of a MinHash sketch
- * that carries one (`m:…s:…`: texts of up to `2 · SHORT_GRAM_MAX_CHARS` content characters, the
- * longest a short text's gram set can reach the floors against), else null.
- */
+/** The gram set of a sketch: an `s:` sketch itself, else null. */
 export function gramPart(sketch: string | null | undefined): string | null {
   if (sketch == null) return null
-  if (sketch.startsWith(GRAM_SET_PREFIX)) return sketch
-  if (!sketch.startsWith('m:')) return null
-  const at = sketch.indexOf(GRAM_SET_PREFIX, 2)
-  return at < 0 ? null : sketch.slice(at)
+  return sketch.startsWith(GRAM_SET_PREFIX) ? sketch : null
 }
 
 /** Whether a band term is a prefix-filter term (`s_…`). */
@@ -258,9 +251,6 @@ export function isGramTerm(term: string): boolean {
 export function isGramSketch(sketch: string | null | undefined): boolean {
   return sketch != null && sketch.startsWith(GRAM_SET_PREFIX)
 }
-
-/** Content characters up to which a long text also carries its gram set (see `gramPart`). */
-export const GRAM_PARTNER_MAX_CHARS = SHORT_GRAM_FLOOR.ratio * SHORT_GRAM_MAX_CHARS
 
 /** The number of grams in a gram-set sketch. */
 export function sketchGrams(sketch: string): number {

@@ -8,7 +8,7 @@ import { contentTokens, defaultIdf, defaultSegmenter, defaultStopWords, isShortT
 import { normalizeContent, stripAttribution } from '../../src/normalize/index.js'
 import { contentKey } from '../../src/fingerprint/hash.js'
 import { TermTable } from '../../src/fingerprint/_term-table.js'
-import { GRAM_PARTNER_MAX_CHARS, SHORT_GRAM_MAX_CHARS, gramSet } from '../../src/fingerprint/short-grams.js'
+import { SHORT_GRAM_MAX_CHARS, gramSet } from '../../src/fingerprint/short-grams.js'
 
 export const seg = defaultSegmenter()
 export const idf = defaultIdf()
@@ -22,13 +22,8 @@ export function reference(content: string) {
   // Texts of few content characters (UTF-16 units of letters and digits, a point between digits) take the gram-set route.
   const chars = (normalized.match(/(?<=[0-9])\.(?=[0-9])|[\p{L}\p{N}]/gu) ?? []).join('').length
   const grams = chars <= SHORT_GRAM_MAX_CHARS ? gramSet(normalized) : null
-  const short = grams !== null || isShortText(terms)
-  const minhash = short ? null : minhashSketch(normalized)
-  // A long text of up to twice that carries its gram set after its MinHash, its prefix terms first.
-  const partner = minhash !== null && chars <= GRAM_PARTNER_MAX_CHARS ? gramSet(normalized) : null
-  if (partner !== null) {
-    return { normalized, terms, simhash: fingerprintToHex(simhash(terms)), short, contentHash: contentKey(normalized), sketch: minhash!.sketch + partner.sketch, bands: [...partner.terms, ...minhash!.bands] }
-  }
+  const short = isShortText(terms)
+  const minhash = short || grams !== null ? null : minhashSketch(normalized)
   return {
     normalized,
     terms,

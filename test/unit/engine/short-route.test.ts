@@ -41,10 +41,10 @@ describe('short texts (issue 24)', () => {
     ['床前明月光，疑是地上霜。举头望明月，低头思故乡。', '静夜思\n床前明月光，疑是地上霜。举头望明月，低头思故乡。', 'short-text'],
     // A short item with a promo line added: contained (fp/9: unique).
     ['今天北京天气晴朗，最高气温二十五度，适合出游。', '今天北京天气晴朗，最高气温二十五度，适合出游。扫码关注公众号，获取更多资讯。', 'containment'],
-    // The same, the copy past the short route's 150 characters: it keeps its gram set for short partners.
-    [SENTENCES.slice(0, 100), `${SENTENCES.slice(0, 100)}。${OTHER.slice(0, 60)}`, 'containment'],
-    [`${SENTENCES.slice(0, 100)}。${OTHER.slice(0, 60)}`, SENTENCES.slice(0, 100), 'containment'],
-    [`${SENTENCES.slice(0, 145)}。扫码关注公众号，获取更多资讯。`, SENTENCES.slice(0, 145), 'short-text'],
+    // Both within 150 characters: a longer item and a long line added (sizes within twice).
+    [SENTENCES.slice(0, 80), `${SENTENCES.slice(0, 80)}。${OTHER.slice(0, 60)}`, 'containment'],
+    // One character changed in 140.
+    [SENTENCES.slice(0, 140), `${SENTENCES.slice(0, 60)}X${SENTENCES.slice(61, 140)}`, 'short-text'],
   ])('%s / %s: duplicates by rule %s', async (a, b, rule) => {
     const d = await decide(a, b)
     expect(d.status).toBe('duplicate')
