@@ -30,7 +30,7 @@ export type { BatchLimits } from './engine/batches.js'
 export { runIndexJob, type IndexJobOptions, type IndexJobResult, type JobDocument, type JobBatch } from './engine/index-job.js'
 export { reconcile, deleteDocuments, type ReconcileOptions, type ReconcileResult } from './engine/reconcile.js'
 export { newestVersion, versionHistory, type VersionOf } from './engine/versions.js'
-export { matchCandidate, compareOrder, type Match, type MatchSubject, type MatchOptions } from './engine/match.js'
+export { matchCandidate, compareOrder, ruleEvidence, type Match, type MatchSubject, type MatchOptions, type RuleEvidence } from './engine/match.js'
 export type { PortableAnalyzerOptions } from './engine/prepare-pool.js'
 export { explainDocuments, decideTexts, type PairReport, type DecideTextsOptions } from './engine/explain.js'
 

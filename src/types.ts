@@ -15,10 +15,12 @@ export interface Fingerprint {
 export type Layer = 'url' | 'exact' | 'simhash' | 'title'
 
 /**
- * Which rule decided a near-duplicate: SimHash within k, the stricter short-text rule, or the
+ * Which rule decided a near-duplicate: SimHash within k, the short-text rule (exact bigram-set
+ * Jaccard for texts of at most 150 content characters, term-set Jaccard within k for longer short
+ * ones), containment (the shorter short text's bigrams nearly all in the longer's), or the
  * MinHash route (estimated shingle resemblance) for edits that push SimHash past k.
  */
-export type Rule = 'simhash' | 'short-text' | 'minhash'
+export type Rule = 'simhash' | 'short-text' | 'containment' | 'minhash'
 
 /** What the store keeps per document: everything a later lookup needs to decide against it. */
 export interface FingerprintRecord {
@@ -156,7 +158,10 @@ export interface Decision {
   reason: string | null
   /** Which rule decided a simhash-layer duplicate, or which would have (short texts). */
   rule: Rule | null
-  /** The rule's similarity evidence: term-set Jaccard (rule short-text) or estimated word-shingle resemblance (rule minhash); else null. */
+  /**
+   * The rule's similarity evidence: bigram-set (or, for longer short texts, term-set) Jaccard (rule
+   * short-text), bigram containment (rule containment) or estimated 5-gram resemblance (rule minhash); else null.
+   */
   resemblance: number | null
   /**
    * Present when the document has the URL of an earlier record whose content it does not share:

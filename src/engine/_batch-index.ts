@@ -1,5 +1,6 @@
 import type { FingerprintRecord } from '../types.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
+import { isGramTerm } from '../fingerprint/short-grams.js'
 
 type IndexOptions = Pick<ResolvedDeduplicatorOptions, 'layers' | 'minhash'>
 
@@ -70,7 +71,7 @@ export class BatchIndex {
     if (layers.exact) visit(contents, x.contentHash)
     if (layers.title && x.titleHash !== null) visit(titles, x.titleHash)
     if (layers.simhash) for (const b of x.blocks) visit(blocks, b)
-    // Band terms exist only for non-short texts with a MinHash sketch.
-    if (layers.simhash && minhash && !x.short && x.bands !== undefined) for (const b of x.bands) visit(bands, b)
+    // Band terms: MinHash bands of a long text (when that route is on), prefix-filter terms of a short one.
+    if (layers.simhash && x.bands !== undefined) for (const b of x.bands) if (minhash || isGramTerm(b)) visit(bands, b)
   }
 }

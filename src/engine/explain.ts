@@ -135,6 +135,7 @@ function subject(id: string, x: Analysis, version: string) {
     titleHash: null,
     short: x.short,
     version,
+    bands: x.bands,
     ...(x.sketch === null ? {} : { sketch: x.sketch }),
   }
 }

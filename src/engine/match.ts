@@ -2,6 +2,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
+import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -13,6 +14,8 @@ export interface MatchSubject {
   titleHash: string | null
   short: boolean
   sketch?: string | null | undefined
+  /** Candidate terms: the prefix-filter terms of a gram set (the positional filter reads them). */
+  bands?: readonly string[] | undefined
   version?: string
   /** First-insertion sequence number: when set, only records first indexed earlier can match (see `isEarlier`). */
   seq?: number | undefined
@@ -51,7 +54,11 @@ export function candidateQuery(
     titleHash: o.layers.title ? d.titleHash : null,
     excludeId: d.id,
   }
-  if (o.minhash && d.bands !== undefined && d.bands.length > 0) q.bands = d.bands
+  // Band terms: MinHash bands (when that route is on) and prefix-filter terms of a gram set (always).
+  if (d.bands !== undefined && d.bands.length > 0) {
+    const bands = o.minhash ? d.bands : d.bands.filter(isGramTerm)
+    if (bands.length > 0) q.bands = bands
+  }
   if (since !== undefined) q.since = since
   return q
 }
@@ -101,6 +108,22 @@ function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: numbe
 /** The near-duplicate rule that accepts the pair, or null. */
 function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   const dSketch = d.sketch ?? null
+  // Texts of few content characters: exact bigram-set resemblance, whatever the distance; never
+  // against a text of the other routes (see short-grams.ts).
+  // A long text of up to 300 content characters carries its gram set too (`gramPart`).
+  if (isGramSketch(dSketch) || isGramSketch(c.sketch)) {
+    const a = gramPart(dSketch)
+    const b = gramPart(c.sketch)
+    if (a === null || b === null) return null
+    const exact = gramRule(a, d.bands, b, c.bands, o)
+    if (exact !== null || d.short || c.short || distance > o.maxDistance) return exact
+    // Two texts of enough terms within k (SimHash, as for long texts), unless a number or a
+    // negation differs or their bigram sets' sizes alone rule out a resemblance of `minResemblance`.
+    const na = sketchGrams(a)
+    const nb = sketchGrams(b)
+    if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb) || gramVerdict(a, b, o.analyzer.shortText).veto) return null
+    return { rule: 'simhash', resemblance: null }
+  }
   if (distance <= o.maxDistance) {
     // SimHash is blind to length: a section and the whole page it sits in can be within k. Two
     // texts whose 5-gram sets differ in size more than `minResemblance` allows cannot be alike
@@ -128,6 +151,72 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
 }
 
 /**
+ * The near-duplicate rule that applies to a pair and its evidence against its effective threshold
+ * (for `simdup compare`): the gram-set rules for two texts of few content characters (exact
+ * Jaccard and containment), the term-set rule for two longer short texts, the MinHash rule for two
+ * long ones (the estimate, and the threshold with its sparse-sketch margin); null when the two
+ * take different routes (only equal content can match).
+ */
+export interface RuleEvidence {
+  rule: 'short-text' | 'minhash'
+  /** What `resemblance` measures. */
+  measure: 'bigram-jaccard' | 'term-jaccard' | 'estimated-5gram-jaccard'
+  resemblance: number
+  /** The threshold `resemblance` must reach, margin included. */
+  threshold: number
+  /** Bigram sets only: the shorter text's share of the shared bigrams, and its threshold. */
+  containment?: number
+  containmentThreshold?: number
+  /** Bigram sets only: the two sets differ in a bigram with a digit or a negation (no match, whatever the resemblance). */
+  veto?: boolean
+}
+
+/** @see RuleEvidence */
+export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOptions, 'analyzer' | 'minResemblance'>): RuleEvidence | null {
+  if (a === null || b === null) return null
+  const t = o.analyzer.shortText
+  if (isGramSketch(a) || isGramSketch(b)) {
+    const ga = gramPart(a)
+    const gb = gramPart(b)
+    if (ga === null || gb === null) return null
+    const v = gramVerdict(ga, gb, t)
+    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto }
+  }
+  if (a.slice(0, 2) !== b.slice(0, 2)) return null
+  if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }
+  const resemblance = minhashSimilarity(a, b)
+  if (Number.isNaN(resemblance)) return null
+  return { rule: 'minhash', measure: 'estimated-5gram-jaccard', resemblance, threshold: o.minResemblance + sparseSketchMargin(a, b, resemblance, o.minResemblance) }
+}
+
+/**
+ * The short-text rules on two gram sets (`gramVerdict`), after the length filter (J ≤ small/large;
+ * containment needs large ≤ ratio·small) and, when both prefixes are known, the positional filter
+ * (`gramBound`): two sets whose prefixes share no gram cannot reach the floor thresholds.
+ */
+function gramRule(a: string, aTerms: readonly string[] | undefined, b: string, bTerms: readonly string[] | undefined, o: MatchOptions): RuleVerdict | null {
+  const t = o.analyzer.shortText
+  const na = sketchGrams(a)
+  const nb = sketchGrams(b)
+  const small = Math.min(na, nb)
+  const large = Math.max(na, nb)
+  if (small < MIN_GRAMS) return null
+  const contain = large <= SHORT_GRAM_FLOOR.ratio * small && small >= t.minContainedGrams
+  if (small / large < t.minGramJaccard && !contain) return null
+  // Prefix terms come first in a record's band terms (a long text's MinHash bands after them).
+  if (aTerms !== undefined && aTerms.length > 0 && bTerms !== undefined && bTerms.length > 0) {
+    let i = 0
+    let j = -1
+    for (; i < aTerms.length && j < 0; i++) j = bTerms.indexOf(aTerms[i]!)
+    if (j < 0) return null
+    const bound = gramBound(na, nb, i - 1, j)
+    if (bound.jaccard < t.minGramJaccard && !(contain && bound.containment >= t.minContainment)) return null
+  }
+  const v = gramVerdict(a, b, t)
+  return v.rule === null ? null : { rule: v.rule, resemblance: v.resemblance }
+}
+
+/**
  * The record a document is a new version of: the record with the same URL key (fragment
  * included) first indexed last before it (`compareOrder`), when their contents do not agree (a
  * url-layer match); null when there is none or it says the same. When `d.seq` is set only records
@@ -151,8 +240,15 @@ export function previousVersion(d: MatchSubject, candidates: Iterable<Fingerprin
 
 const LAYER_RANK: Record<Layer, number> = { url: 0, exact: 1, simhash: 2, title: 3 }
 
-/** A match's rank (smaller wins): layer, then SimHash rules before MinHash, then distance (≤ 64). */
+/**
+ * A match's rank (smaller wins): layer, then SimHash rules before MinHash and the gram-set rules,
+ * then distance (≤ 64). The gram-set rules (short texts: SimHash means nothing there) rank as
+ * MinHash does, without the distance: among them the earliest record wins (`compareMatches`).
+ */
 function rank(m: Match): number {
+  if (m.rule === 'containment' || (m.rule === 'short-text' && m.record.sketch !== undefined && !m.record.sketch.startsWith('t:'))) {
+    return LAYER_RANK[m.layer] * 1000 + 100
+  }
   return LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance
 }
 

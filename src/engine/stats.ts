@@ -22,7 +22,7 @@ export class DedupStats {
   private rejected = 0
   resumed = 0
   private readonly byLayer: Record<Layer, number> = { url: 0, exact: 0, simhash: 0, title: 0 }
-  private readonly byRule: Record<Rule, number> = { simhash: 0, 'short-text': 0, minhash: 0 }
+  private readonly byRule: Record<Rule, number> = { simhash: 0, 'short-text': 0, containment: 0, minhash: 0 }
 
   decide(layer: Layer | null, rule: Rule | null = null): void {
     this.docs++

@@ -10,6 +10,7 @@ import { contentKey, hash64Hex } from './hash.js'
 import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
 import { minhashSketch, type MinHashSketch } from './minhash.js'
+import { SHORT_GRAM_FLOOR, fitsShortRoute, gramSet } from './short-grams.js'
 import { stripAttribution } from '../normalize/attribution.js'
 import { TermTable } from './_term-table.js'
 import { RunMemo } from './_run-memo.js'
@@ -18,7 +19,7 @@ import { RunMemo } from './_run-memo.js'
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/9'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/10'
 
 /**
  * Everything the engine needs to know about one document's content. Read-only: an analyzer may
@@ -28,12 +29,18 @@ export interface Analysis {
   normalized: string
   terms: WeightedTerm[]
   fingerprint: Fingerprint
-  /** Few or dominated terms: decided by the short-text rule. */
+  /** Few or dominated terms: SimHash is unreliable, only the short-text rules may match it. */
   short: boolean
   contentHash: string
-  /** Verification sketch: the term set (`t:`) of a short text, or MinHash minima (`m:`) otherwise. */
+  /**
+   * Verification sketch: the gram set (`s:`) of a text of at most `SHORT_GRAM_MAX_CHARS` content
+   * characters, the term set (`t:`) of a longer short text, or MinHash minima (`m:`) otherwise.
+   */
   sketch: string | null
-  /** LSH band terms of the MinHash sketch (second candidate route); empty for short texts. */
+  /**
+   * Candidate terms besides the blocks: the prefix-filter terms (`s_…`) of a gram set, or the LSH
+   * band terms (`m<i>_…`) of a MinHash sketch; empty for `t:` short texts.
+   */
   bands: string[]
 }
 
@@ -112,6 +119,16 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       throw new DedupError('INVALID_OPTION', `Expected \`weighting.${name}\` to be a number from 0 to 1, got ${describeValue(value)}.`)
     }
   }
+  const floors = { minGramJaccard: SHORT_GRAM_FLOOR.jaccard, minContainment: SHORT_GRAM_FLOOR.containment } as const
+  for (const [name, floor] of Object.entries(floors)) {
+    const value = shortText[name as keyof typeof floors]
+    if (typeof value !== 'number' || !(value >= floor && value <= 1)) {
+      throw new DedupError('INVALID_OPTION', `Expected \`shortText.${name}\` to be a number from ${floor} to 1, got ${describeValue(value)}. The short-text index serves thresholds down to ${floor} only.`)
+    }
+  }
+  if (!Number.isInteger(shortText.minContainedGrams) || shortText.minContainedGrams < 2) {
+    throw new DedupError('INVALID_OPTION', `Expected \`shortText.minContainedGrams\` to be an integer of at least 2, got ${describeValue(shortText.minContainedGrams)}.`)
+  }
   const userWords = options.userWords ?? []
   if (userWords.length > 0) segmenter?.addWords(userWords)
   const userId = userWords.length === 0 ? 'none' : hash64Hex(userWords.map((w) => `${w.word} ${w.freq ?? ''}`).join('\n')).slice(0, 8)
@@ -153,9 +170,15 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     if (memo === undefined) table.load(seg.cut(normalized))
     else memo.load(normalized)
     const d = table.distinctLength
+    // A text of few content characters is decided by its exact gram set (short-grams.ts): SimHash
+    // and a MinHash estimate are unreliable there. A longer one with few or dominated terms keeps
+    // the term-set rule.
+    const grams = fitsShortRoute(normalized) ? gramSet(normalized) : null
+    // `short`: SimHash is unreliable by the terms (few or dominated); a gram-set text that is not
+    // may still match by SimHash within k when no number or negation differs (engine/match.ts).
     const short = isShortWeights(table.weights, d, shortText)
     // A MinHash sketch estimates resemblance only from enough shingles (see MIN_MINHASH_SHINGLES).
-    const minhash: MinHashSketch | null = short ? null : minhashSketch(normalized)
+    const minhash: MinHashSketch | null = short || grams !== null ? null : minhashSketch(normalized)
     const analysis = new TableAnalysis(
       normalized,
       table.termStrings,
@@ -164,8 +187,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
       short,
       key,
-      short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
-      minhash?.bands ?? [],
+      grams !== null ? grams.sketch : short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
+      grams !== null ? grams.terms : (minhash?.bands ?? []),
     )
     if (normalized.length <= RECENT_MAX_TEXT) {
       if (recent.size >= RECENT_MAX_ENTRIES || recentChars > RECENT_MAX_CHARS) {

@@ -15,9 +15,24 @@ export interface ShortTextOptions {
   minJaccard?: number
   /** …and their fingerprints are within this distance. @default 3 */
   maxDistance?: number
+  /**
+   * Texts of at most 150 content characters (short-grams.ts) match when the Jaccard similarity of
+   * their character-bigram sets is at least this (exact, not estimated). @default 0.7 (0.5–1)
+   */
+  minGramJaccard?: number
+  /**
+   * …or when the shorter one's bigrams are this share of the shared ones at least (containment: a
+   * short item with a line added), the shorter has `minContainedGrams` bigrams or more and the
+   * longer at most twice as many. @default 0.9 (0.75–1)
+   */
+  minContainment?: number
+  /** Fewest bigrams of the shorter text for a containment match. @default 6 */
+  minContainedGrams?: number
 }
 
-export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({ minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3 })
+export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({
+  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.85, minContainment: 0.9, minContainedGrams: 6,
+})
 
 /** True when the weighted terms are too few or too dominated for SimHash. @example isShortText([{ term: '你好', weight: 5 }]) // true */
 export function isShortText(terms: readonly WeightedTerm[], options: ShortTextOptions = {}): boolean {
@@ -89,13 +104,14 @@ function sortedHex(hashes: Uint32Array): string {
   return out
 }
 
-/** Jaccard similarity of two term-set sketches (1 for two empty sets). @example sketchJaccard('0000000a', '0000000a') // 1 */
+/** Jaccard similarity of two term-set sketches (0 when either set is empty). @example sketchJaccard('0000000a', '0000000a') // 1 */
 export function sketchJaccard(a: string, b: string): number {
   if (a.startsWith(TERM_SET_PREFIX)) a = a.slice(TERM_SET_PREFIX.length)
   if (b.startsWith(TERM_SET_PREFIX)) b = b.slice(TERM_SET_PREFIX.length)
   const na = a.length >>> 3
   const nb = b.length >>> 3
-  if (na === 0 && nb === 0) return 1
+  // Two texts without terms share nothing: they are duplicates only when their content is equal.
+  if (na === 0 || nb === 0) return 0
   // Both are sorted: merge-count the intersection on the hex chunks (same width ⇒ string order = numeric order).
   let i = 0
   let j = 0

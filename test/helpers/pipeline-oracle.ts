@@ -8,6 +8,7 @@ import { contentTokens, defaultIdf, defaultSegmenter, defaultStopWords, isShortT
 import { normalizeContent, stripAttribution } from '../../src/normalize/index.js'
 import { contentKey } from '../../src/fingerprint/hash.js'
 import { TermTable } from '../../src/fingerprint/_term-table.js'
+import { SHORT_GRAM_MAX_CHARS, gramSet } from '../../src/fingerprint/short-grams.js'
 
 export const seg = defaultSegmenter()
 export const idf = defaultIdf()
@@ -18,16 +19,19 @@ export function reference(content: string) {
   const normalized = stripAttribution(normalizeContent(content))
   const tokens = contentTokens(seg.cut(normalized), stop)
   const terms = weightContentTokens(tokens, idf)
+  // Texts of few content characters (UTF-16 units of letters and digits, a point between digits) take the gram-set route.
+  const chars = (normalized.match(/(?<=[0-9])\.(?=[0-9])|[\p{L}\p{N}]/gu) ?? []).join('').length
+  const grams = chars <= SHORT_GRAM_MAX_CHARS ? gramSet(normalized) : null
   const short = isShortText(terms)
-  const minhash = short ? null : minhashSketch(normalized)
+  const minhash = short || grams !== null ? null : minhashSketch(normalized)
   return {
     normalized,
     terms,
     simhash: fingerprintToHex(simhash(terms)),
     short,
     contentHash: contentKey(normalized),
-    sketch: short ? termSetSketch(terms) : (minhash?.sketch ?? null),
-    bands: minhash?.bands ?? [],
+    sketch: grams !== null ? grams.sketch : short ? termSetSketch(terms) : (minhash?.sketch ?? null),
+    bands: grams !== null ? grams.terms : (minhash?.bands ?? []),
   }
 }
 

@@ -14,6 +14,7 @@ import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
 import { storeContractBands } from '../store/contract-bands.js'
 import { storeContractVersions } from '../store/contract-versions.js'
+import { storeContractShort } from '../store/contract-short.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 import { createDeduplicator } from '../../src/engine/deduplicator.js'
 import { recordToSource } from '../../src/elasticsearch/_document.js'
@@ -127,6 +128,7 @@ storeContractBands('elasticsearch', contractStore, DEFAULT_ELASTICSEARCH_STORE_O
 // that is not hot there brought more than maxPerBand records before the store cut each term.
 storeContractBands('elasticsearch, 3 shards', contractStores({ shards: 3 }), DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
 storeContractVersions('elasticsearch', contractStore)
+storeContractShort('elasticsearch', contractStores({ maxPerBand: 64 }), 12)
 
 // ---- helpers ----
 

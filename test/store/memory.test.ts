@@ -18,6 +18,7 @@ import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
 import { storeContractBands } from './contract-bands.js'
 import { storeContractVersions } from './contract-versions.js'
+import { storeContractShort } from './contract-short.js'
 import { T0, bandsOf, flip, hash16, idsOf, makeRecord } from './_records.js'
 
 const dirs: string[] = []
@@ -40,6 +41,8 @@ storeContractBands('memory (in-memory)', () => openMemoryStore(), DEFAULT_MEMORY
 storeContractBands('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
 storeContractVersions('memory (in-memory)', () => openMemoryStore())
 storeContractVersions('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }))
+storeContractShort('memory (in-memory)', () => openMemoryStore({ maxPerBand: 64 }))
+storeContractShort('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false, maxPerBand: 64 }))
 
 describe('default store (block candidates pruned by distance)', () => {
   propTest.prop([arbFp, fc.array(arbFp, { maxLength: 40 }), fc.array(fc.nat(63), { maxLength: 6 })], { numRuns: 50 })(

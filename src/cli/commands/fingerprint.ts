@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
-  compareAnalyses, createAnalyzer, decideTexts, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, minhashSimilarity, fingerprintBlocks,
-  type Comparison, type Analysis, type Match,
+  compareAnalyses, createAnalyzer, decideTexts, ruleEvidence, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, fingerprintBlocks,
+  type Comparison, type Analysis, type Match, type MatchOptions, type RuleEvidence,
 } from '../../index.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
@@ -75,16 +75,25 @@ export async function compareCommand(args: string[], io: CliIO): Promise<number>
   const a = analyzer.analyze(await readArg(positionals[0]!, io))
   const b = analyzer.analyze(await readArg(positionals[1]!, io))
   const c = compareAnalyses(a, b)
-  const match = decideTexts(a, b, analyzer, { maxDistance: k, minhash: values['no-minhash'] !== true })
+  const options: MatchOptions = {
+    layers: { ...DEFAULT_DEDUPLICATOR_OPTIONS.layers, url: false, title: false },
+    maxDistance: k,
+    minhash: values['no-minhash'] !== true,
+    minResemblance: DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance,
+    analyzer,
+  }
+  const match = decideTexts(a, b, analyzer, { maxDistance: k, minhash: options.minhash })
   const verdict = { nearDuplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, resemblance: match?.resemblance ?? null }
+  // The rule the pair goes to, its resemblance and the effective threshold (margin included), matched or not.
+  const evidence = ruleEvidence(b.sketch, a.sketch, options)
   if (values.json) {
-    io.stdout.write(JSON.stringify({ ...c, k, ...verdict }) + '\n')
+    io.stdout.write(JSON.stringify({ ...c, k, ...verdict, evidence }) + '\n')
     return 0
   }
   const list = (terms: string[], n: number) => (terms.length === 0 ? '(none)' : terms.join(' ') + (n > terms.length ? ` (+${n - terms.length} more)` : ''))
   io.stdout.write(
     [
-      `verdict      ${verdictText(match, k, c, a, b)}`,
+      `verdict      ${verdictText(match, k, c, a, b, evidence)}`,
       `distance     ${c.distance} (k = ${k})`,
       `a            ${c.a.simhash}  ${c.a.length} chars, ${c.a.terms} terms${c.a.short ? ', short' : ''}`,
       `b            ${c.b.simhash}  ${c.b.length} chars, ${c.b.terms} terms${c.b.short ? ', short' : ''}`,
@@ -97,19 +106,26 @@ export async function compareCommand(args: string[], io: CliIO): Promise<number>
   return 0
 }
 
-function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis, b: Analysis): string {
+function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis, b: Analysis, e: RuleEvidence | null): string {
+  const f = (x: number) => x.toFixed(2)
   if (match === null) {
-    if (a.short !== b.short) return 'not duplicates (one text is short, the other not: only the same content would match)'
-    const jaccard = c.termJaccard.toFixed(2)
-    if (a.short) return `not duplicates (both short: needs distance ≤ ${k} and term Jaccard ≥ 0.8; here ${c.distance} and ${jaccard})`
-    const resemblance = a.sketch !== null && b.sketch !== null ? minhashSimilarity(a.sketch, b.sketch).toFixed(2) : '?'
-    return `not duplicates (distance ${c.distance} > k = ${k}; estimated 5-gram resemblance ${resemblance} < ${DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance})`
+    if (e === null) return a.short !== b.short || a.sketch?.slice(0, 2) !== b.sketch?.slice(0, 2) ? 'not duplicates (the two texts take different routes, short and long: only the same content would match)' : 'not duplicates'
+    if (e.measure === 'bigram-jaccard') {
+      if (e.veto === true) return `not duplicates (short texts that differ in a number or a negation; bigram Jaccard ${f(e.resemblance)}, containment ${f(e.containment!)})`
+      return `not duplicates (short texts: bigram Jaccard ${f(e.resemblance)} < ${f(e.threshold)} and containment ${f(e.containment!)} < ${f(e.containmentThreshold!)}, or sizes too far apart)`
+    }
+    if (e.measure === 'term-jaccard') return `not duplicates (both short: needs distance ≤ ${k} and term Jaccard ≥ ${f(e.threshold)}; here ${c.distance} and ${f(e.resemblance)})`
+    return `not duplicates (distance ${c.distance} > k = ${k}; estimated 5-gram resemblance ${f(e.resemblance)} < ${f(e.threshold)}, the threshold ${DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance} with its margin for sparse sketches)`
   }
   if (match.layer === 'exact') return 'duplicates by the exact layer (same normalised content)'
   const evidence = match.rule === 'minhash'
-    ? `estimated 5-gram resemblance ${match.resemblance!.toFixed(2)} ≥ ${DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance}, at any distance`
-    : match.rule === 'short-text'
-      ? `both short, distance ${match.distance} ≤ ${k}, term Jaccard ${match.resemblance!.toFixed(2)} ≥ 0.8`
-      : `distance ${match.distance} ≤ k = ${k}`
+    ? `estimated 5-gram resemblance ${f(match.resemblance!)} ≥ ${f(e?.threshold ?? DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance)}, at any distance`
+    : match.rule === 'containment'
+      ? `short texts, bigram containment ${f(match.resemblance!)} ≥ ${f(e?.containmentThreshold ?? 0)}`
+      : match.rule === 'short-text' && e?.measure === 'bigram-jaccard'
+        ? `short texts, bigram Jaccard ${f(match.resemblance!)} ≥ ${f(e.threshold)}`
+        : match.rule === 'short-text'
+          ? `both short, distance ${match.distance} ≤ ${k}, term Jaccard ${f(match.resemblance!)} ≥ ${f(e?.threshold ?? 0.8)}`
+          : `distance ${match.distance} ≤ k = ${k}`
   return `duplicates by the ${match.layer} layer, ${match.rule} rule (${evidence})`
 }

@@ -60,7 +60,7 @@ interface Row {
 }
 
 const EMPTY_COUNTS = (): ReindexCounts => ({
-  docs: 0, unique: 0, duplicates: 0, byLayer: { url: 0, exact: 0, simhash: 0, title: 0 }, byRule: { simhash: 0, 'short-text': 0, minhash: 0 }, rejected: 0, copied: 0, skipped: 0,
+  docs: 0, unique: 0, duplicates: 0, byLayer: { url: 0, exact: 0, simhash: 0, title: 0 }, byRule: { simhash: 0, 'short-text': 0, containment: 0, minhash: 0 }, rejected: 0, copied: 0, skipped: 0,
 })
 
 /** A store that must never be used: only lets the engine's option validation run before connecting. */

@@ -1,7 +1,6 @@
 import { EXPLICIT_BANDS, bandPosition, bandTerm, canonicalBand, type ByteWriter, type PutView } from './_codec.js'
 import { U8Column, type BitColumn } from './_columns.js'
 import { KEY_OUT, KeyIndex } from './_key-index.js'
-import { Postings } from './_postings.js'
 
 /**
  * Most rows per bucket of a band position's index (on average; the heads double past it). A
@@ -33,10 +32,9 @@ const BAND_LOAD = 8
 export class BandStore {
   private readonly counts = new U8Column()
   private readonly indexes: KeyIndex[] = []
-  private explicit: Postings | undefined
-  /** Term ids of the rows with explicit terms (rare: never written by the analyzer). */
-  private readonly explicitRows = new Map<number, number[]>()
-  private longestExplicit = 0
+  private explicit: ExplicitTerms | undefined
+  /** Term ids of the rows with explicit terms (the prefix-filter terms of short texts). */
+  private readonly explicitRows = new Map<number, Int32Array>()
   private reserved = 0
   /** Rows per bucket of the band indexes made from now on (`BAND_LOAD`; benchmarks set others to compare). */
   static load = BAND_LOAD
@@ -56,16 +54,15 @@ export class BandStore {
       }
       return
     }
-    const terms = (this.explicit ??= new Postings())
+    const terms = (this.explicit ??= new ExplicitTerms())
     const n = buf[p++]!
-    if (n > this.longestExplicit) this.longestExplicit = n
-    const ids = new Array<number>(n)
+    const ids = new Int32Array(n)
     for (let i = 0; i < n; i++) {
       const len = buf[p]!
-      const term = terms.termId(i, buf.toString('utf8', p + 1, p + 1 + len))
+      const term = terms.termId(buf.toString('utf8', p + 1, p + 1 + len))
       p += 1 + len
       ids[i] = term
-      terms.link(row, i, term)
+      terms.link(row, term)
     }
     this.explicitRows.set(row, ids)
   }
@@ -104,7 +101,7 @@ export class BandStore {
       }
       return out
     }
-    return this.explicitRows.get(row)!.map((id) => this.explicit!.strings[id]!)
+    return Array.from(this.explicitRows.get(row)!, (id) => this.explicit!.strings[id]!)
   }
 
   /** Appends `row`'s band section of a PUT entry (for compaction); `ends` as for `terms`. */
@@ -127,8 +124,8 @@ export class BandStore {
   /**
    * Calls `visit` with every row (live or dead: the caller filters) that has band `term`: as a
    * canonical term at the position its prefix names, or anywhere in an explicitly stored list.
-   * Rows come newest first within the canonical index and within each explicit slot; the walk
-   * stops as soon as `visit` returns true.
+   * Rows come newest first (highest row first) within the canonical index and within the explicit
+   * terms; the walk stops as soon as `visit` returns true.
    */
   forEachRow(term: string, visit: (row: number) => boolean): void {
     const position = bandPosition(term)
@@ -139,16 +136,7 @@ export class BandStore {
         if (index.matches(row) && visit(row)) return
       }
     }
-    const explicit = this.explicit
-    if (explicit === undefined) return
-    // Explicit lists are indexed by slot; a term may sit in any slot (lists are short and rare).
-    for (let slot = 0; slot < this.longestExplicit; slot++) {
-      const id = explicit.findTerm(slot, term)
-      if (id < 0) continue
-      let stop = false
-      explicit.forEachRow(slot, id, (row) => (stop = visit(row)))
-      if (stop) return
-    }
+    this.explicit?.forEachRow(term, visit)
   }
 
   /** Bytes held (the explicit rows' Map is not counted). */
@@ -165,5 +153,64 @@ export class BandStore {
       index.reserve(this.reserved)
     }
     return index
+  }
+}
+
+/**
+ * The index of explicitly stored band terms, whatever their place in a row's list: the
+ * prefix-filter terms of short texts (`s_…`, up to ~90 a row, none positional). A dictionary of
+ * terms and, per term, its rows in ascending order (rows are added in order), walked from the end:
+ * newest first across every row that has it, so a per-term bound keeps the newest rows.
+ */
+class ExplicitTerms {
+  readonly strings: string[] = []
+  private readonly ids = new Map<string, number>()
+  private lists: Int32Array[] = []
+  private lengths: number[] = []
+
+  termId(term: string): number {
+    let id = this.ids.get(term)
+    if (id === undefined) {
+      id = this.strings.length
+      this.ids.set(term, id)
+      this.strings.push(term)
+      this.lists.push(new Int32Array(4))
+      this.lengths.push(0)
+    }
+    return id
+  }
+
+  /** Adds `row` to term `id`'s rows (once; kept ascending). */
+  link(row: number, id: number): void {
+    let list = this.lists[id]!
+    let n = this.lengths[id]!
+    if (n > 0 && list[n - 1]! >= row) {
+      if (list.subarray(0, n).includes(row)) return
+    }
+    if (n === list.length) {
+      const grown = new Int32Array(n * 2)
+      grown.set(list)
+      this.lists[id] = list = grown
+    }
+    let at = n
+    while (at > 0 && list[at - 1]! > row) {
+      list[at] = list[at - 1]!
+      at--
+    }
+    list[at] = row
+    this.lengths[id] = ++n
+  }
+
+  forEachRow(term: string, visit: (row: number) => boolean): void {
+    const id = this.ids.get(term)
+    if (id === undefined) return
+    const list = this.lists[id]!
+    for (let i = this.lengths[id]! - 1; i >= 0; i--) if (visit(list[i]!)) return
+  }
+
+  byteLength(): number {
+    let total = 0
+    for (const list of this.lists) total += list.byteLength + 16
+    return total + this.strings.length * 24
   }
 }

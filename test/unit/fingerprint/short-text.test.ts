@@ -18,11 +18,13 @@ describe('isShortText', () => {
 })
 
 describe('term-set sketch', () => {
-  test('equal sets ⇒ 1; disjoint ⇒ 0; order and repeats do not matter', () => {
+  test('equal sets ⇒ 1; disjoint or empty ⇒ 0; order and repeats do not matter', () => {
     const a = termSetSketch(terms(['版本', '1', '2', '发布'])) // "version 1.2 released"
     expect(sketchJaccard(a, termSetSketch(terms(['发布', '2', '1', '版本', '版本'])))).toBe(1)
     expect(sketchJaccard(a, termSetSketch(terms(['完全', '不同'])))).toBe(0) // "completely", "different"
-    expect(sketchJaccard('', '')).toBe(1)
+    // Two texts without terms share nothing (issue 24: "但是:" and "。" were duplicates).
+    expect(sketchJaccard('', '')).toBe(0)
+    expect(sketchJaccard('t:', 't:')).toBe(0)
   })
   test('a changed number in a short text drops overlap below the default 0.8', () => {
     const a = termSetSketch(terms(['版本', '1', '2', '发布'])) // version 1.2 released

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
+
+/**
+ * The global order of the short-text route's grams (prefix filtering needs one order for every
+ * set, fixed forever: an order that followed the index would let two stores, or a run and its
+ * re-run, index different prefixes). Rarest first: by the number of corpus lines a gram occurs in
+ * (data/gram-freq.txt.gz, built by scripts/build-gram-freq.ts from the Debian corpus), grams the
+ * table lacks counting 0; ties by a 32-bit hash of the gram. Changing the table changes the
+ * prefixes: bump FINGERPRINT_ALGORITHM.
+ */
+const FILE = new URL('../../data/gram-freq.txt.gz', import.meta.url)
+
+let freq: Map<number, number> | undefined
+
+/** Gram key (two UTF-16 units, `a << 16 | b`) → line count, loaded once per thread. */
+function table(): Map<number, number> {
+  if (freq !== undefined) return freq
+  const m = new Map<number, number>()
+  const text = gunzipSync(readFileSync(FILE)).toString('utf8')
+  for (const line of text.split('\n')) {
+    const tab = line.indexOf('\t')
+    if (tab !== 2) continue
+    m.set(((line.charCodeAt(0) << 16) | line.charCodeAt(1)) >>> 0, Number(line.slice(3)))
+  }
+  freq = m
+  return m
+}
+
+/** 32-bit finaliser (murmur3), unsigned: the tie-break hash. */
+function mix(h: number): number {
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
+/** A gram's place in the global order (smaller = rarer): count · 2^32 + hash, exact below 2^53. */
+export function gramRank(key: number): number {
+  const f = Math.min(table().get(key) ?? 0, 0x1fffff)
+  return f * 0x100000000 + mix(key)
+}

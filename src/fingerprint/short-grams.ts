@@ -1,0 +1,258 @@
+import { hex32 } from '../bits.js'
+import { gramRank } from './_gram-order.js'
+
+/**
+ * The exact route for short texts (issue 24): below `SHORT_GRAM_MAX_CHARS` content characters a
+ * text keeps its whole set of character bigrams and is decided by exact resemblance (Jaccard or
+ * containment) instead of SimHash or a MinHash estimate. Measured by
+ * scripts/measure-short-length.ts on windows of real corpus text: with either route (SimHash
+ * k = 3 or the 512-bit MinHash rule), pairs of exact 5-gram resemblance ≥ 0.7 are missed 19 % of
+ * the time at 20 characters, 9 % at 40, 3.4 % at 60, 1.6 % at 80–100, 1.2 % at 120 and never from
+ * 150 on (1,000 pairs a length); so texts of at most 150 content characters take this route.
+ *
+ * **Grams.** The content units of the normalised text (letters and digits; a `.` between two
+ * digits stays, so `0.3` and `3.0` stay apart) in overlapping pairs: each gram is the two UTF-16
+ * units in one 32-bit key (`a << 16 | b`), exact, no hash collisions. Bigrams and not trigrams:
+ * most Chinese words are two characters, and a text of 10 characters has 9 bigrams but 8
+ * trigrams, of which one variant character spoils three instead of two. Normalisation has mapped
+ * Traditional to Simplified (迴→回, 裡→里) and full-width to ASCII already.
+ *
+ * **Meaning kept.** A gram with a digit or a negation character (不 没 无 非 未 别 勿 莫 否)
+ * is a *veto gram*: two texts whose gram sets differ in one are never short duplicates, whatever
+ * their resemblance ("我喜欢" / "我不喜欢", "推荐" / "不推荐", "上涨1.2%" / "上涨2.1%").
+ * A text of fewer than `MIN_GRAMS` grams (no content, or one character) is only ever an exact duplicate.
+ *
+ * **Candidates: prefix filtering** (AllPairs, Bayardo et al. 2007; PPJoin, Xiao et al. 2008). In
+ * one global order of grams (rarest first, by the shipped frequency table, ties by a hash of the
+ * gram; grams the table lacks are rarest), two sets that share at least α grams share one among
+ * their first |x| − α + 1 and |y| − α + 1. Each text indexes and asks the prefix that covers every
+ * threshold down to the floors (`SHORT_GRAM_FLOOR`), so candidates are exactly the pairs that can
+ * reach them; the length and positional filters (`gramBound`) drop the rest before the merge.
+ */
+
+/** Largest number of content characters of a text decided by the exact short-text route. */
+export const SHORT_GRAM_MAX_CHARS = 150
+/** Fewest grams of a text the short-text rules may match (fewer: exact duplicates only). */
+export const MIN_GRAMS = 2
+/**
+ * The loosest thresholds the indexed prefixes serve: `jaccard`, `containment`, and the largest
+ * ratio of the two set sizes for containment. User thresholds below them are refused.
+ */
+export const SHORT_GRAM_FLOOR = Object.freeze({ jaccard: 0.5, containment: 0.75, ratio: 2 })
+/** Prefix of a gram-set sketch (`t:` term sets, `m:` MinHash). */
+export const GRAM_SET_PREFIX = 's:'
+/** Prefix of a prefix-filter term (kept among the record's band terms; `m<i>_` are MinHash bands). */
+export const GRAM_TERM_PREFIX = 's_'
+
+const NEGATIONS = '不没无非未别勿莫否'
+
+let CONTENT: Uint8Array | null = null
+/** 1 for a UTF-16 unit that is content (letters, digits, surrogates), 2 for a digit, 3 for a negation; built on first use. */
+function unitClass(): Uint8Array {
+  if (CONTENT !== null) return CONTENT
+  const t = new Uint8Array(0x10000)
+  const re = /[\p{L}\p{N}]/u
+  for (let c = 0; c < 0x10000; c++) t[c] = (c >= 0xd800 && c <= 0xdfff) || re.test(String.fromCharCode(c)) ? 1 : 0
+  for (let c = 0x30; c <= 0x39; c++) t[c] = 2
+  for (const ch of NEGATIONS) t[ch.charCodeAt(0)] = 3
+  CONTENT = t
+  return t
+}
+
+let units = new Uint16Array(1024)
+
+/** Fills `units` with the content units of `text` (ASCII lower-cased); returns their number. */
+function loadUnits(text: string): number {
+  const cls = unitClass()
+  if (units.length < text.length) units = new Uint16Array(Math.max(text.length, units.length * 2))
+  let n = 0
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i)
+    const k = cls[c]!
+    if (k === 0) {
+      // A decimal point between two digits is part of the number.
+      if (c === 0x2e && n > 0 && cls[units[n - 1]!] === 2 && i + 1 < text.length && cls[text.charCodeAt(i + 1)] === 2) units[n++] = c
+      continue
+    }
+    if (c >= 0x41 && c <= 0x5a) c += 0x20
+    units[n++] = c
+  }
+  return n
+}
+
+/** Whether `text` has at most `max` content characters (UTF-16 units, as `gramSet` takes them): stops counting past `max`. */
+export function fitsShortRoute(text: string, max = SHORT_GRAM_MAX_CHARS): boolean {
+  const cls = unitClass()
+  let n = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (cls[c] !== 0 || (c === 0x2e && i > 0 && cls[text.charCodeAt(i - 1)] === 2 && i + 1 < text.length && cls[text.charCodeAt(i + 1)] === 2)) {
+      if (++n > max) return false
+    }
+  }
+  return true
+}
+
+/** Whether a gram key holds a digit, a decimal point or a negation character (`u` its two units). */
+function isVeto(key: number): boolean {
+  const cls = unitClass()
+  const a = key >>> 16
+  const b = key & 0xffff
+  return cls[a]! >= 2 || cls[b]! >= 2 || a === 0x2e || b === 0x2e
+}
+
+/** A short text's gram set: sorted distinct keys, and its prefix-filter terms. */
+export interface GramSet {
+  /** `s:` + 8 hex digits per gram key, ascending. */
+  sketch: string
+  /** Prefix-filter terms (`s_` + 8 hex digits), rarest first; empty below `MIN_GRAMS`. */
+  terms: string[]
+}
+
+/**
+ * The gram set of a normalised short text.
+ * @example gramSet('我不喜欢').terms.length // 3 grams: 我不 不喜 喜欢
+ */
+export function gramSet(normalized: string): GramSet {
+  const distinct = gramKeys(normalized)
+  let sketch = GRAM_SET_PREFIX
+  for (const k of distinct) sketch += hex32(k)
+  return { sketch, terms: distinct.length < MIN_GRAMS ? [] : prefixTerms(distinct) }
+}
+
+/** The distinct gram keys (`a << 16 | b`) of a normalised text, ascending. */
+export function gramKeys(normalized: string): Uint32Array {
+  const n = loadUnits(normalized)
+  const keys = new Uint32Array(Math.max(0, n - 1))
+  for (let i = 0; i + 1 < n; i++) keys[i] = ((units[i]! << 16) | units[i + 1]!) >>> 0
+  keys.sort()
+  let d = 0
+  for (let i = 0; i < keys.length; i++) if (d === 0 || keys[i] !== keys[d - 1]) keys[d++] = keys[i]!
+  return keys.subarray(0, d)
+}
+
+/** Number of grams a set of `n` must index so that every pair reaching a floor threshold shares one. */
+export function prefixLength(n: number): number {
+  const f = SHORT_GRAM_FLOOR
+  // Jaccard ≥ t ⇒ overlap ≥ ⌈t·n⌉ (the other set is at least as large, or J ≤ |y|/|x|… either way ≥ t·|x|).
+  const jaccard = n - Math.ceil(f.jaccard * n - 1e-9) + 1
+  // Containment ≥ c of the smaller, sizes within `ratio` ⇒ overlap ≥ ⌈c·n/ratio⌉ when this is the larger.
+  const containment = n - Math.ceil((f.containment * n) / f.ratio - 1e-9) + 1
+  return Math.min(n, Math.max(jaccard, containment))
+}
+
+function prefixTerms(keys: Uint32Array): string[] {
+  const n = keys.length
+  const order = Array.from(keys)
+  const ranks = new Map<number, number>()
+  for (const k of order) ranks.set(k, gramRank(k))
+  order.sort((a, b) => ranks.get(a)! - ranks.get(b)! || a - b)
+  const p = prefixLength(n)
+  const out = new Array<string>(p)
+  for (let i = 0; i < p; i++) out[i] = GRAM_TERM_PREFIX + hex32(order[i]!)
+  return out
+}
+
+/** Thresholds of the short-text rules (`ShortTextOptions`, resolved). */
+export interface GramThresholds {
+  minGramJaccard: number
+  minContainment: number
+  /** Fewest grams of the smaller text for a containment match. */
+  minContainedGrams: number
+}
+
+/** What the short-text rules say of two gram sets. */
+export interface GramVerdict {
+  jaccard: number
+  containment: number
+  /** The two sets differ in a gram with a digit or a negation. */
+  veto: boolean
+  /** Which rule accepts: 'short-text' (Jaccard), 'containment', or null. */
+  rule: 'short-text' | 'containment' | null
+  /** The accepting rule's evidence (or the Jaccard when none accepts). */
+  resemblance: number
+}
+
+const A = { keys: new Uint32Array(256), n: 0 }
+const B = { keys: new Uint32Array(256), n: 0 }
+
+function parse(sketch: string, into: { keys: Uint32Array; n: number }): void {
+  const n = (sketch.length - GRAM_SET_PREFIX.length) >>> 3
+  if (into.keys.length < n) into.keys = new Uint32Array(n * 2)
+  for (let i = 0, p = GRAM_SET_PREFIX.length; i < n; i++, p += 8) into.keys[i] = parseInt(sketch.slice(p, p + 8), 16)
+  into.n = n
+}
+
+/**
+ * The exact short-text verdict of two gram-set sketches (`s:`): Jaccard ≥ `minGramJaccard`, or
+ * containment (shared grams over the smaller set's) ≥ `minContainment` with the smaller set of at
+ * least `minContainedGrams` grams and the larger at most `SHORT_GRAM_FLOOR.ratio` times it; never
+ * when the sets differ in a veto gram, or either has fewer than `MIN_GRAMS`.
+ * @example gramVerdict(gramSet('usb接口只有两个').sketch, gramSet('usb接口只有两个少了点').sketch, t).rule // 'containment'
+ */
+export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdict {
+  parse(a, A)
+  parse(b, B)
+  const na = A.n
+  const nb = B.n
+  let i = 0
+  let j = 0
+  let both = 0
+  let veto = false
+  while (i < na || j < nb) {
+    const x = i < na ? A.keys[i]! : 0x100000000
+    const y = j < nb ? B.keys[j]! : 0x100000000
+    if (x === y) {
+      both++
+      i++
+      j++
+    } else if (x < y) {
+      if (isVeto(x)) veto = true
+      i++
+    } else {
+      if (isVeto(y)) veto = true
+      j++
+    }
+  }
+  const small = Math.min(na, nb)
+  const large = Math.max(na, nb)
+  const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)
+  const containment = small === 0 ? 0 : both / small
+  let rule: GramVerdict['rule'] = null
+  if (!veto && small >= MIN_GRAMS) {
+    if (jaccard >= t.minGramJaccard) rule = 'short-text'
+    else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
+  }
+  return { jaccard, containment, veto, rule, resemblance: rule === 'containment' ? containment : jaccard }
+}
+
+/**
+ * The largest Jaccard and containment two sets of sizes `na`, `nb` can have when the first gram
+ * they share is at position `i` of the first's prefix and `j` of the second's (positional
+ * filter, PPJoin): every shared gram comes at or after both, so overlap ≤ min(na − i, nb − j).
+ */
+export function gramBound(na: number, nb: number, i: number, j: number): { jaccard: number; containment: number } {
+  const overlap = Math.min(na - i, nb - j)
+  return { jaccard: overlap / (na + nb - overlap), containment: overlap / Math.min(na, nb) }
+}
+
+/** The gram set of a sketch: an `s:` sketch itself, else null. */
+export function gramPart(sketch: string | null | undefined): string | null {
+  if (sketch == null) return null
+  return sketch.startsWith(GRAM_SET_PREFIX) ? sketch : null
+}
+
+/** Whether a band term is a prefix-filter term (`s_…`). */
+export function isGramTerm(term: string): boolean {
+  return term.startsWith(GRAM_TERM_PREFIX)
+}
+
+/** Whether a sketch is a short text's gram set alone (`s:`). */
+export function isGramSketch(sketch: string | null | undefined): boolean {
+  return sketch != null && sketch.startsWith(GRAM_SET_PREFIX)
+}
+
+/** The number of grams in a gram-set sketch. */
+export function sketchGrams(sketch: string): number {
+  return (sketch.length - GRAM_SET_PREFIX.length) >>> 3
+}

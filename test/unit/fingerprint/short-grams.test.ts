@@ -1,0 +1,96 @@
+import { describe, expect } from 'vitest'
+import { fc, test } from '@fast-check/vitest'
+import { SHORT_GRAM_FLOOR, fitsShortRoute, gramSet, gramVerdict, prefixLength, sketchGrams, type GramThresholds } from '../../../src/fingerprint/short-grams.js'
+
+/** Han characters, a negation, digits and a decimal point: large enough that unrelated texts share few grams. */
+const ALPHABET = [...'的一是在有人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质', '不', '1', '2', '.']
+
+/** Bigrams of the content units, as a brute-force oracle computes them (letters, digits, a point between digits). */
+function oracleGrams(text: string): Set<string> {
+  const units = (text.toLowerCase().match(/(?<=[0-9])\.(?=[0-9])|[\p{L}\p{N}]/gu) ?? []).join('')
+  const out = new Set<string>()
+  for (let i = 0; i + 1 < units.length; i++) out.add(units.slice(i, i + 2))
+  return out
+}
+
+const arbBase = fc.array(fc.constantFrom(...ALPHABET), { minLength: 2, maxLength: 60 }).map((cs) => cs.join(''))
+/** A pair: a text and an edit of it (characters changed, left out, added, or a tail of up to its own length). */
+const arbPair = fc.tuple(arbBase, fc.array(fc.tuple(fc.nat(200), fc.constantFrom(...ALPHABET), fc.constantFrom('sub', 'del', 'ins')), { maxLength: 4 }), fc.option(arbBase)).map(([t, edits, tail]) => {
+  let u = t
+  for (const [at, c, op] of edits) {
+    const i = at % (u.length + 1)
+    u = op === 'sub' ? u.slice(0, i) + c + u.slice(i + 1) : op === 'del' ? u.slice(0, i) + u.slice(i + 1) : u.slice(0, i) + c + u.slice(i)
+  }
+  return [t, tail === null ? u : u + tail.slice(0, t.length)] as const
+})
+const arbThresholds: fc.Arbitrary<GramThresholds> = fc.record({
+  minGramJaccard: fc.double({ min: SHORT_GRAM_FLOOR.jaccard, max: 1, noNaN: true }),
+  minContainment: fc.double({ min: SHORT_GRAM_FLOOR.containment, max: 1, noNaN: true }),
+  minContainedGrams: fc.integer({ min: 2, max: 8 }),
+})
+
+describe('short-text gram sets (issue 24)', () => {
+  test.prop([arbPair, arbThresholds], { numRuns: 3000 })('every pair the rules accept shares a prefix term (prefix filtering is exact)', ([a, b], t) => {
+    const x = gramSet(a)
+    const y = gramSet(b)
+    if (gramVerdict(x.sketch, y.sketch, t).rule === null) return
+    expect(x.terms.some((term) => y.terms.includes(term)), `${a} / ${b}`).toBe(true)
+  })
+
+  // The hard case for a prefix filter: the longer text's extra grams are all rarer than the shared
+  // ones (characters the frequency table has never seen, after common ones), so its prefix is
+  // mostly extra grams; a containment pair must still share a prefix term.
+  const COMMON = [...'的是在有这中为上个我以要他时来用们生到作地于出就分对成会可']
+  const RARE = [...'龘靐齉爩鱻麤龖厵灥骉羴猋蟲']
+  const arbAdversarial = fc.tuple(
+    fc.array(fc.constantFrom(...COMMON), { minLength: 6, maxLength: 40 }),
+    fc.array(fc.tuple(fc.nat(200), fc.constantFrom(...COMMON)), { maxLength: 3 }),
+    fc.array(fc.constantFrom(...RARE), { minLength: 1, maxLength: 40 }),
+  ).map(([base, subs, tail]) => {
+    const x = base.join('')
+    let y = x
+    for (const [at, c] of subs) {
+      const i = at % y.length
+      y = y.slice(0, i) + c + y.slice(i + 1)
+    }
+    return [x, y + tail.slice(0, base.length).join('')] as const
+  })
+  test.prop([arbAdversarial, arbThresholds], { numRuns: 3000 })('…also when the extra grams of the longer text come first in the global order', ([a, b], t) => {
+    const x = gramSet(a)
+    const y = gramSet(b)
+    if (gramVerdict(x.sketch, y.sketch, t).rule === null) return
+    expect(x.terms.some((term) => y.terms.includes(term)), `${a} / ${b}`).toBe(true)
+  })
+
+  test.prop([arbPair, arbThresholds], { numRuns: 500 })('Jaccard and containment are exact (brute force over bigram sets)', ([a, b], t) => {
+    const x = oracleGrams(a)
+    const y = oracleGrams(b)
+    const both = [...x].filter((g) => y.has(g)).length
+    const v = gramVerdict(gramSet(a).sketch, gramSet(b).sketch, t)
+    expect(sketchGrams(gramSet(a).sketch)).toBe(x.size)
+    expect(v.jaccard).toBeCloseTo(x.size + y.size === 0 ? 0 : both / (x.size + y.size - both), 12)
+    expect(v.containment).toBeCloseTo(Math.min(x.size, y.size) === 0 ? 0 : both / Math.min(x.size, y.size), 12)
+    const veto = [...x, ...y].some((g) => !(x.has(g) && y.has(g)) && /[0-9.不没无非未别勿莫否]/.test(g))
+    expect(v.veto).toBe(veto)
+  })
+
+  test('prefix length covers the floors: ⌈…⌉ of Jaccard 0.5 and containment 0.75 at size ratio 2', () => {
+    expect(prefixLength(1)).toBe(1)
+    expect(prefixLength(10)).toBe(7) // Jaccard: 10 − 5 + 1 = 6; containment: 10 − ⌈3.75⌉ + 1 = 7
+    expect(prefixLength(100)).toBe(63)
+  })
+
+  test('numbers stay whole, negations and numbers veto, repetition does not count', () => {
+    const t = { minGramJaccard: 0.7, minContainment: 0.9, minContainedGrams: 6 }
+    expect(gramVerdict(gramSet('上涨0.3%').sketch, gramSet('上涨3.0%').sketch, t).veto).toBe(true)
+    expect(gramVerdict(gramSet('我喜欢').sketch, gramSet('我不喜欢').sketch, t).rule).toBeNull()
+    const once = '这家店的菜很好吃，服务也很周到。'
+    expect(gramVerdict(gramSet(once + once).sketch, gramSet(once + once.slice(0, 8)).sketch, t).jaccard).toBe(1)
+  })
+
+  test('fitsShortRoute counts content characters only', () => {
+    expect(fitsShortRoute('。'.repeat(1000))).toBe(true)
+    expect(fitsShortRoute('好'.repeat(150))).toBe(true)
+    expect(fitsShortRoute('好'.repeat(151))).toBe(false)
+  })
+})
