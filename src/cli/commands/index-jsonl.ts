@@ -35,14 +35,16 @@ it, stores its fingerprint, and writes one decision per non-blank input line, in
 How a duplicate is found, in this order (the decision's layer and rule say which):
   url     same canonical URL                                   (off: --no-url)
   exact   same normalised content                              (off: --no-exact)
-  simhash near-duplicate content, by one of three rules:
+  simhash near-duplicate content, by one of four rules:
           simhash     SimHash distance ≤ k (the decision's distance)
-          short-text  both texts short: distance ≤ k and term-set Jaccard ≥ 0.8 (resemblance)
+          short-text  both texts short (≤ 150 letters and digits): exact character-bigram
+                      Jaccard ≥ 0.85 (resemblance); never when a number or a negation differs
+          containment both short: the shorter's bigrams ≥ 0.9 contained in the longer's (a
+                      line added; sizes within 2×)
           minhash     character 5-gram resemblance ≥ 0.6 at any distance (off: --no-minhash)
   title   same non-generic title                               (on: --title)
 
-  --k N              how many of the 64 SimHash bits may differ for the simhash and short-text
-                     rules: ${K_RANGE.replace(')', '')}; up to blocks − min-match). It does not limit the
+  --k N              how many of the 64 SimHash bits may differ for the simhash rule: ${K_RANGE.replace(')', '')}; up to blocks − min-match). It does not limit the
                      url, exact and minhash routes: a minhash match can show a distance above k.
   --out FILE         decisions JSONL (default: stdout). Written to a temporary file beside FILE
                      and renamed at the end: never a partial line; after a store failure it holds
@@ -63,7 +65,8 @@ How a duplicate is found, in this order (the decision's layer and rule say which
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
-  --no-minhash       no MinHash route (half the memory per document, lower recall)
+  --no-minhash       no MinHash route: changes decisions (lower recall), not cost: the sketch
+                     is still computed and stored
   --no-templates     keep every line: do not learn the lines on most pages of a site (its
                      template) and leave them out of later documents' fingerprints
   --workers N|auto   worker threads for parsing + fingerprinting: ${OPTION_LIMITS.workers.min} to ${OPTION_LIMITS.workers.max}, or auto (the
