@@ -74,7 +74,9 @@ export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null
 }
 
 const LAYERS: ReadonlySet<string> = new Set<Layer>(['url', 'exact', 'simhash', 'title'])
-const RULES: ReadonlySet<string> = new Set<Rule>(['simhash', 'short-text', 'minhash'])
+// Every rule, by a record keyed by the type: a new rule fails the typecheck here until it is listed.
+const RULE_NAMES: Record<Rule, true> = { simhash: true, 'short-text': true, containment: true, minhash: true }
+const RULES: ReadonlySet<string> = new Set(Object.keys(RULE_NAMES))
 
 function corrupt(docId: string, field: string, value: unknown): DedupError {
   return new DedupError(

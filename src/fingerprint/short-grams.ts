@@ -17,9 +17,13 @@ import { gramRank } from './_gram-order.js'
  * trigrams, of which one variant character spoils three instead of two. Normalisation has mapped
  * Traditional to Simplified (迴→回, 裡→里) and full-width to ASCII already.
  *
- * **Meaning kept.** A gram with a digit or a negation character (不 没 无 非 未 别 勿 莫 否)
- * is a *veto gram*: two texts whose gram sets differ in one are never short duplicates, whatever
- * their resemblance ("我喜欢" / "我不喜欢", "推荐" / "不推荐", "上涨1.2%" / "上涨2.1%").
+ * **Meaning kept.** Two texts are never short duplicates, whatever their resemblance, when a
+ * figure was *changed* (each has a gram with a digit the other lacks: "上涨1.2%" / "上涨2.1%"; a
+ * figure only added on one side, as a date or heading number, is no veto) or a negation
+ * character (不 没 无 非 未 别 勿 莫 否) was *inserted or removed*: one text has the grams
+ * `p n` and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
+ * the other has a gram starting with `c` ("推荐" / "不推荐"). A negation character inside an
+ * ordinary word that was replaced (特别 → 晚上, 非常, 未来) is no veto.
  * A text of fewer than `MIN_GRAMS` grams (no content, or one character) is only ever an exact duplicate.
  *
  * **Candidates: prefix filtering** (AllPairs, Bayardo et al. 2007; PPJoin, Xiao et al. 2008). In
@@ -99,6 +103,71 @@ function isVeto(key: number): boolean {
   const a = key >>> 16
   const b = key & 0xffff
   return cls[a]! >= 2 || cls[b]! >= 2 || a === 0x2e || b === 0x2e
+}
+
+const DIGIT = 1
+const NEGATION = 2
+
+/** Which veto a gram key carries: DIGIT (a digit or decimal point), NEGATION, or both. */
+function vetoKind(key: number): number {
+  const cls = unitClass()
+  const a = key >>> 16
+  const b = key & 0xffff
+  let k = 0
+  if (cls[a] === 2 || cls[b] === 2 || a === 0x2e || b === 0x2e) k |= DIGIT
+  if (cls[a] === 3 || cls[b] === 3) k |= NEGATION
+  return k
+}
+
+/** Whether sorted `keys[0..n)` holds `key` (binary search). */
+function hasKey(s: { keys: Uint32Array; n: number }, key: number): boolean {
+  let lo = 0
+  let hi = s.n - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = s.keys[mid]!
+    if (v === key) return true
+    if (v < key) lo = mid + 1
+    else hi = mid - 1
+  }
+  return false
+}
+
+/** Whether `s` holds a gram whose first unit is `u`. */
+function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
+  const start = (u << 16) >>> 0
+  let lo = 0
+  let hi = s.n
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (s.keys[mid]! < start) lo = mid + 1
+    else hi = mid
+  }
+  return lo < s.n && s.keys[lo]! >>> 16 === u
+}
+
+/**
+ * Whether `x` has a negation character where `y` has the text without it: grams `p n` and `n c`
+ * of `x` that `y` lacks, with `p c` in `y`; or a gram `n c` of `x` that `y` lacks, no gram of `x`
+ * ending in `n` (it starts the text), and a gram of `y` starting with `c`.
+ */
+function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32Array; n: number }): boolean {
+  const cls = unitClass()
+  for (let i = 0; i < x.n; i++) {
+    const g = x.keys[i]!
+    const n = g >>> 16
+    if (cls[n] !== 3 || hasKey(y, g)) continue
+    const c = g & 0xffff
+    let before = false
+    for (let j = 0; j < x.n; j++) {
+      const h = x.keys[j]!
+      if ((h & 0xffff) !== n) continue
+      before = true
+      if (!hasKey(y, h) && hasKey(y, (((h >>> 16) << 16) | c) >>> 0)) return true
+    }
+    if (!before && hasGramFrom(y, c)) return true
+  }
+  return false
 }
 
 /** A short text's gram set: sorted distinct keys, and its prefix-filter terms. */
@@ -198,7 +267,8 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let i = 0
   let j = 0
   let both = 0
-  let veto = false
+  let onlyA = 0
+  let onlyB = 0
   while (i < na || j < nb) {
     const x = i < na ? A.keys[i]! : 0x100000000
     const y = j < nb ? B.keys[j]! : 0x100000000
@@ -207,13 +277,18 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
       i++
       j++
     } else if (x < y) {
-      if (isVeto(x)) veto = true
+      if (isVeto(x)) onlyA |= vetoKind(x)
       i++
     } else {
-      if (isVeto(y)) veto = true
+      if (isVeto(y)) onlyB |= vetoKind(y)
       j++
     }
   }
+  // A changed figure: each side has a digit gram the other lacks. A flipped negation: checked
+  // against the other set only when a side has a negation gram the other lacks.
+  let veto = (onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0
+  if (!veto && (onlyA & NEGATION) !== 0) veto = negationInserted(A, B)
+  if (!veto && (onlyB & NEGATION) !== 0) veto = negationInserted(B, A)
   const small = Math.min(na, nb)
   const large = Math.max(na, nb)
   const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)

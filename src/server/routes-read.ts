@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { compareAnalyses, decideTexts, explainDocuments, guaranteedDistance, type Deduplicator } from '../index.js'
+import { compareAnalyses, decideTexts, explainDocuments, guaranteedDistance, ruleEvidence, DEFAULT_DEDUPLICATOR_OPTIONS, type Deduplicator } from '../index.js'
 import { HttpError } from './errors.js'
 import { clusterView, histogram, recordView, type Histogram, type TextSource } from './inspect.js'
 import { sharedPassages } from './passages.js'
@@ -46,7 +46,9 @@ export async function readRoutes(app: FastifyInstance, ctx: { dedup: Deduplicato
     const a = analyzer.analyze(req.body.a)
     const b = analyzer.analyze(req.body.b)
     const match = decideTexts(a, b, analyzer, { maxDistance: k, minhash: req.body.minhash !== false })
-    return { ...compareAnalyses(a, b), k, nearDuplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, resemblance: match?.resemblance ?? null }
+    // The rule the pair goes to, its resemblance and effective threshold, as `simdup compare --json` gives.
+    const evidence = ruleEvidence(b.sketch, a.sketch, { analyzer, minResemblance: DEFAULT_DEDUPLICATOR_OPTIONS.minResemblance })
+    return { ...compareAnalyses(a, b), k, nearDuplicate: match !== null, layer: match?.layer ?? null, rule: match?.rule ?? null, resemblance: match?.resemblance ?? null, evidence }
   })
 
   app.get<{ Querystring: { a: string; b: string; k?: number; texts?: boolean } }>('/v1/explain', {

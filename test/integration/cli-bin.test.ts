@@ -68,14 +68,14 @@ describe('the simdup binary', () => {
     expect(readFileSync(join(dir, 'w2.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'w1.jsonl'), 'utf8'))
   })
 
-  test('a store that cannot open ends the run with exit 4 (store unavailable) and stops the worker pool started beside it', () => {
+  test('a store that cannot open ends the run with exit 1 (a regular file is no store: not "retry later") and stops the worker pool started beside it', () => {
     writeFileSync(join(dir, 'one.jsonl'), JSON.stringify({ id: 'a', content: ARTICLE_A }) + '\n')
     writeFileSync(join(dir, 'not-a-dir'), 'a file where the store directory should be')
     // Workers left running would keep the process alive: the timeout turns a hang into a failure.
     const r = spawnSync(process.execPath, [BIN, 'index', 'one.jsonl', '--store', 'not-a-dir', '--workers', '2'], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ES_URL: '' } })
     expect(r.signal).toBeNull()
-    expect(r.status).toBe(4)
-    expect(r.stderr).toMatch(/STORE_UNAVAILABLE: Cannot open the store in .*not-a-dir/)
+    expect(r.status).toBe(1)
+    expect(r.stderr).toMatch(/STORE_REQUEST_FAILED: Cannot open the store in .*not-a-dir/)
   })
 
   // A real read-only filesystem: a read-only bind mount in a private mount namespace (root ignores
