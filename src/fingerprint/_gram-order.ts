@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
+import { fmix32 } from './hash.js'
 
 /**
  * The global order of the short-text route's grams (prefix filtering needs one order for every
@@ -27,18 +28,8 @@ function table(): Map<number, number> {
   return m
 }
 
-/** 32-bit finaliser (murmur3), unsigned: the tie-break hash. */
-function mix(h: number): number {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
-}
-
 /** A gram's place in the global order (smaller = rarer): count · 2^32 + hash, exact below 2^53. */
 export function gramRank(key: number): number {
   const f = Math.min(table().get(key) ?? 0, 0x1fffff)
-  return f * 0x100000000 + mix(key)
+  return f * 0x100000000 + fmix32(key) // the murmur3 finaliser: the tie-break hash
 }

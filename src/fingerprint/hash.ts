@@ -14,7 +14,8 @@ export const HASH_OUT = new Uint32Array(2)
 const OFFSET_HI = 0xcbf29ce4
 const OFFSET_LO = 0x84222325
 
-function fmix32(h: number): number {
+/** The 32-bit murmur3 finaliser, unsigned. @example fmix32(1) */
+export function fmix32(h: number): number {
   h ^= h >>> 16
   h = Math.imul(h, 0x85ebca6b)
   h ^= h >>> 13
