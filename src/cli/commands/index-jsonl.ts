@@ -44,7 +44,8 @@ How a duplicate is found, in this order (the decision's layer and rule say which
           minhash     character 5-gram resemblance ≥ 0.6 at any distance (off: --no-minhash)
   title   same non-generic title                               (on: --title)
 
-  --k N              how many of the 64 SimHash bits may differ for the simhash rule: ${K_RANGE.replace(')', '')}; up to blocks − min-match). It does not limit the
+  --k N              how many of the 64 SimHash bits may differ for the simhash and short-text
+                     rules: ${K_RANGE.replace(')', '')}; up to blocks − min-match). It does not limit the
                      url, exact and minhash routes: a minhash match can show a distance above k.
   --out FILE         decisions JSONL (default: stdout). Written to a temporary file beside FILE
                      and renamed at the end: never a partial line; after a store failure it holds
