@@ -67,6 +67,10 @@ function cliRate(): number {
 /** A started `simdup serve`; resolves with its URL. */
 async function startServer(store: string): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const p = spawn(process.execPath, [bin, 'serve', '--store', store, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  // A bench that fails part way leaves no server behind (Ctrl-C reaches the server itself).
+  const orphan = () => p.kill('SIGKILL')
+  process.once('exit', orphan)
+  p.once('exit', () => process.off('exit', orphan))
   let err = ''
   const port = await new Promise<number>((resolve, reject) => {
     p.stderr.on('data', (c: Buffer) => {

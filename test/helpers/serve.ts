@@ -1,8 +1,35 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 
 export const BIN = fileURLToPath(new URL('../../bin/simdup.js', import.meta.url))
+
+/**
+ * util-linux's `setpriv`, when there: a child started through `setpriv --pdeathsig SIGKILL` is
+ * killed by the kernel when the process that started it dies, even by SIGKILL (a test runner
+ * killed by a timeout), where no exit hook runs. setpriv execs the command, so the pid is the
+ * child's own.
+ */
+const SETPRIV = process.platform === 'linux' ? ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p)) ?? null : null
+
+/** Children of this process still running: killed when it exits, however its tests ended. */
+const live = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL')
+})
+
+/**
+ * `node …args` as a child that does not outlive this process: killed by the kernel when this
+ * process dies (`setpriv --pdeathsig`, Linux) and by an exit hook otherwise. A test runner that
+ * is killed or stops early leaves no `simdup serve` behind holding a store's lock and a port.
+ */
+export function spawnOwned(args: string[], options: SpawnOptions): ChildProcess {
+  const proc = SETPRIV === null ? spawn(process.execPath, args, options) : spawn(SETPRIV, ['--pdeathsig', 'SIGKILL', '--', process.execPath, ...args], options)
+  live.add(proc)
+  proc.once('exit', () => live.delete(proc))
+  return proc
+}
 
 /** A `simdup serve` child process listening on a free port. */
 export interface ServeProcess {
@@ -18,7 +45,7 @@ export interface ServeProcess {
  * `listening on URL`); rejects with its stderr when it exits first.
  */
 export function startServe(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<ServeProcess> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { cwd: options.cwd, env: { ...process.env, ES_URL: '', SIMDUP_TOKEN: '', ...options.env } })
+  const proc = spawnOwned([BIN, 'serve', '--port', '0', ...args], { cwd: options.cwd, env: { ...process.env, ES_URL: '', SIMDUP_TOKEN: '', ...options.env } })
   let stderr = ''
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })))
   return new Promise((resolve, reject) => {
@@ -44,13 +71,13 @@ export function startServe(args: string[], options: { cwd: string; env?: Record<
 /** Runs `node bin/simdup.js …args` to the end. */
 export function runCli(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ES_URL: '', ...options.env } })
+    const p = spawnOwned([BIN, ...args], { cwd: options.cwd, env: { ...process.env, ES_URL: '', ...options.env } })
     let stdout = ''
     let stderr = ''
-    p.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    p.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
+    p.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
     p.on('close', (code) => resolve({ code, stdout, stderr }))
-    p.stdin.end(options.input ?? '')
+    p.stdin!.end(options.input ?? '')
   })
 }
 
