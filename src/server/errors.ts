@@ -51,6 +51,11 @@ const FASTIFY_ERRORS: Record<string, [number, DedupErrorCode]> = {
   FST_ERR_VALIDATION: [400, 'INVALID_OPTION'],
 }
 
+/** Messages that say more than Fastify's own. */
+const FASTIFY_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Content-Type: send application/json (one document or a JSON array of them) or application/x-ndjson (JSONL).',
+}
+
 /**
  * Any error a route or Fastify raised as a status, headers and the JSON body: a DedupError by its
  * code, Fastify's parsing and validation errors as 4xx with the nearest code, anything else (a bug)
@@ -64,7 +69,7 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   }
   const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown }
   const known = e.code === undefined ? undefined : FASTIFY_ERRORS[e.code]
-  if (known !== undefined) return { status: known[0], body: { code: known[1], message: redact(e.message ?? '') } }
+  if (known !== undefined) return { status: known[0], body: { code: known[1], message: redact(FASTIFY_MESSAGES[e.code!] ?? e.message ?? '') } }
   if (e.validation !== undefined) return { status: 400, body: { code: 'INVALID_OPTION', message: redact(e.message ?? '') } }
   // A JSON body that does not parse (Fastify's SyntaxError carries statusCode 400).
   if (err instanceof SyntaxError || (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500)) {

@@ -159,6 +159,12 @@ describe('errors: a JSON body with the DedupError code and a fitting status', ()
     expect(await res.json()).toEqual({ code, message: expect.any(String) })
   })
 
+  test('an unsupported Content-Type: the message names the two the API takes', async () => {
+    const res = await fetch(`${s.url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'id,content' })
+    expect(res.status).toBe(415)
+    expect(((await res.json()) as { message: string }).message).toMatch(/application\/json.*application\/x-ndjson/)
+  })
+
   test('a second server on the same store is refused (the store\'s lock): exit 3, CONFLICT', async () => {
     const second = await runCli(['serve', '--store', 'error-store', '--port', '0'], { cwd: dir })
     expect(second.code).toBe(3)
