@@ -49,6 +49,26 @@ export function createMetrics(store: FingerprintStore, queueDepth: () => number)
       this.set(await store.count())
     },
   })
+  // The embedded store's size on disk and in memory (`MemoryStore.stats()`); Elasticsearch reports its own.
+  const stats = (store as { stats?: () => { logBytes: number; tableBytes: number } }).stats
+  if (typeof stats === 'function') {
+    new Gauge({
+      name: 'simdup_store_log_bytes',
+      help: 'Bytes of the embedded store\'s log on disk.',
+      registers: [registry],
+      collect() {
+        this.set(stats.call(store).logBytes)
+      },
+    })
+    new Gauge({
+      name: 'simdup_store_table_bytes',
+      help: 'Bytes of the embedded store\'s tables in memory (typed arrays and the id arena).',
+      registers: [registry],
+      collect() {
+        this.set(stats.call(store).tableBytes)
+      },
+    })
+  }
   return {
     registry,
     commit(decisions: readonly Decision[], seconds: number) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { nearDuplicateDocs, postDocuments, runCli, startServe, withoutLine, type ServeProcess } from '../helpers/serve.js'
@@ -235,6 +235,9 @@ describe('metrics and the OpenAPI document', () => {
     expect(value('simdup_documents_total{status="unique",layer="none",rule="none"}')).toBe(count((d) => d.status === 'unique'))
     expect(value('simdup_documents_total{status="duplicate",layer="simhash",rule="simhash"}')).toBe(count((d) => d.layer === 'simhash' && d.rule === 'simhash'))
     expect(value('simdup_store_documents')).toBe(20)
+    // The embedded store's size: its log on disk (the header and 20 records at least) and its tables in memory.
+    expect(value('simdup_store_log_bytes')).toBe(statSync(join(dir, 'metrics-store', 'store.log')).size)
+    expect(value('simdup_store_table_bytes')).toBeGreaterThan(20 * 8)
     expect(value('simdup_queue_documents')).toBe(0)
     // The route pattern, never the id.
     expect(text).toContain('route="/v1/documents/:id"')
