@@ -23,6 +23,23 @@ export const STORE_HELP = `Store (embedded by default; Elasticsearch with --es o
   Credentials given as arguments (--es-api-key, user:pass@ in --es) are visible to other users
   of the machine in \`ps\`: prefer the environment variables.`
 
+/** How documents are decided (k, window, layers, routes): the same flags on index, serve and reindex. */
+export const DECISION_FLAGS = {
+  k: { type: 'string' },
+  window: { type: 'string' },
+  title: { type: 'boolean' },
+  'no-url': { type: 'boolean' },
+  'no-exact': { type: 'boolean' },
+  'no-minhash': { type: 'boolean' },
+  'no-templates': { type: 'boolean' },
+} as const
+
+/** The block scheme of a new index (index, serve; reindex keeps the destination's own). */
+export const BLOCK_SCHEME_FLAGS = {
+  blocks: { type: 'string' },
+  'min-match': { type: 'string' },
+} as const
+
 /** Flags of the commands that may create the index (\`simdup index\`). */
 export const INDEX_LAYOUT_FLAGS = {
   shards: { type: 'string' },
