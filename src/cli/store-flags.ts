@@ -50,6 +50,9 @@ export const INDEX_LAYOUT_HELP = `  --shards N         primary shards of an inde
   --replicas N       replicas of each shard: ${OPTION_LIMITS.replicas.min} to ${OPTION_LIMITS.replicas.max} (default ${OPTION_LIMITS.replicas.default}; 1 on a cluster, so a lost node
                      loses nothing); an existing index keeps its own settings`
 
+/** The flags of a command that decides documents into a store it may create (index, serve): how, where, and the new index's layout. */
+export const WRITE_FLAGS = { ...DECISION_FLAGS, ...BLOCK_SCHEME_FLAGS, ...STORE_FLAGS, ...INDEX_LAYOUT_FLAGS } as const
+
 /** `--shards` / `--replicas` as store options (absent flags leave the store's defaults). */
 export function indexLayoutFromFlags(values: { shards?: string | undefined; replicas?: string | undefined }): { shards?: number; replicas?: number } {
   return {

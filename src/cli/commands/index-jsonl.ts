@@ -11,7 +11,7 @@ import { openOutputFile, type OutputFile } from '../output-file.js'
 import { isRegularOrNew, refuseUnsafeOutputs } from '../output-guard.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { decidedBy } from '../summary.js'
-import { BLOCK_SCHEME_FLAGS, DECISION_FLAGS, embeddedStoreDir, INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { embeddedStoreDir, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_HELP, WRITE_FLAGS } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 /** `--batch-mb`: the library's `batchBytes` range in MiB. */
@@ -100,11 +100,8 @@ const FLAGS = {
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
-  ...DECISION_FLAGS,
-  ...BLOCK_SCHEME_FLAGS,
+  ...WRITE_FLAGS,
   ...ANALYZER_FLAGS,
-  ...STORE_FLAGS,
-  ...INDEX_LAYOUT_FLAGS,
 } as const
 
 /** `simdup index`: the main job. Returns the exit code. */
