@@ -4,10 +4,14 @@
  * the worker pool on all cores; memory per stored fingerprint. `--es URL` adds end-to-end
  * indexing into Elasticsearch.
  *
- *   npx tsx scripts/bench.ts [--runs 3] [--workers 2] [--segmenter default|wasm] [--es URL] [--es-warmup 2] [--json FILE]
+ *   npx tsx scripts/bench.ts [--runs 3] [--workers 2] [--segmenter default|wasm] [--es URL] [--es-warmup 2] [--json FILE] [--compare FILE]
+ *
+ * `--compare FILE`: a previous run's `--json` output; each row's docs/s is printed against that
+ * run's. Those are not interleaved (the machine's speed drifts by up to 2× between runs), so they
+ * show a large change only; the ratios above, from interleaved rounds, are the measurements.
  */
 import { parseArgs } from 'node:util'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { loadCorpus } from './corpus/load.js'
 import { containsTraditional } from '../src/normalize/_char-class.js'
@@ -21,7 +25,6 @@ import { type PreparePool } from '../src/engine/prepare-pool.js'
 import { RunMemo } from '../src/fingerprint/_run-memo.js'
 import { TermTable } from '../src/fingerprint/_term-table.js'
 import { buildRealHtmlDataset } from './eval/real-html.js'
-import { BEFORE_ISSUE_15, loadBeforeIssue15 } from './_before-issue15.js'
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     es: { type: 'string' },
     'es-warmup': { type: 'string', default: '2' },
     json: { type: 'string' },
+    compare: { type: 'string' },
   },
 })
 const runs = Number(values.runs)
@@ -274,56 +278,39 @@ for (const [stage, dps, nDocs, nBytes, nChars] of [
 }
 console.log(`HTML (${htmlPages.length} real pages, ${html.mb.toFixed(1)} MB): link density / without it: ${html.linkDensityVsNamesOnly.toFixed(2)}× (target ≥ 0.5×)`)
 
-// Issue 15's speed target, side by side in the same rounds: HTML and plain text through today's
-// normalise stage and whole engine (one thread, in-memory store, batches of 500, pages with their
-// URLs as a crawler sends them) against the same through the code before issue 15
-// (scripts/_before-issue15.ts, taken from git). The engine rows include everything issue 15 added
-// on the way (MinHash over 5-grams, the template layer), not the HTML parser alone.
-let beforeIssue15: Record<string, number> | undefined
-const before = await loadBeforeIssue15()
-if (before !== null) {
-  const plainDocs = corpus.slice(0, htmlDocs.length).map((d) => ({ id: d.id, content: d.content }))
-  type Doc = { id: string; content: string; url?: string }
-  const pageDocs: Doc[] = htmlDocs.map((d) => ({ id: d.id, content: d.html, url: d.url }))
-  const engineNow = (docs: Doc[]): Workload => async () => {
-    const store = await openMemoryStore()
-    const dedup = createDeduplicator({ store, analyzer: createAnalyzer({ segmenter }) })
-    return async () => {
-      for (let i = 0; i < docs.length; i += 500) await dedup.add(docs.slice(i, i + 500))
-      await store.close()
-    }
+// HTML pages and plain text through the whole engine (one thread, in-memory store, batches of
+// 500, pages with their URLs as a crawler sends them), in the same interleaved rounds: what a page
+// costs against a plain document of the corpus, HTML extraction and the template layer included.
+const plainDocs = corpus.slice(0, htmlDocs.length).map((d) => ({ id: d.id, content: d.content }))
+type Doc = { id: string; content: string; url?: string }
+const pageDocs: Doc[] = htmlDocs.map((d) => ({ id: d.id, content: d.html, url: d.url }))
+const enginePassOf = (docs: Doc[]): Workload => async () => {
+  const store = await openMemoryStore()
+  const dedup = createDeduplicator({ store, analyzer: createAnalyzer({ segmenter }) })
+  return async () => {
+    for (let i = 0; i < docs.length; i += 500) await dedup.add(docs.slice(i, i + 500))
+    await store.close()
   }
-  const engineBefore = (docs: Doc[]): Workload => async () => {
-    const store = await before.openMemoryStore()
-    const dedup = before.createDeduplicator({ store })
-    return async () => {
-      for (let i = 0; i < docs.length; i += 500) await dedup.add(docs.slice(i, i + 500))
-      await store.close()
-    }
-  }
-  const rs = await rounds({
-    normHtmlNow: timed(() => htmlPages.forEach((h) => normalizeContent(h))),
-    normHtmlBefore: timed(() => htmlPages.forEach((h) => before.normalizeContent(h))),
-    normPlainNow: timed(() => contents.forEach((c) => normalizeContent(c))),
-    normPlainBefore: timed(() => contents.forEach((c) => before.normalizeContent(c))),
-    engineHtmlNow: engineNow(pageDocs),
-    engineHtmlBefore: engineBefore(pageDocs),
-    enginePlainNow: engineNow(plainDocs),
-    enginePlainBefore: engineBefore(plainDocs),
-  }, n)
-  beforeIssue15 = {
-    normaliseHtml: ratioOf(rs, 'normHtmlBefore', 'normHtmlNow'),
-    normalisePlain: ratioOf(rs, 'normPlainBefore', 'normPlainNow'),
-    engineHtml: ratioOf(rs, 'engineHtmlBefore', 'engineHtmlNow'),
-    enginePlain: ratioOf(rs, 'enginePlainBefore', 'enginePlainNow'),
-    engineHtmlDocsPerSec: htmlDocs.length / (median(rs.map((t) => t.engineHtmlNow!)) / 1000),
-    engineHtmlBeforeDocsPerSec: htmlDocs.length / (median(rs.map((t) => t.engineHtmlBefore!)) / 1000),
-  }
-  const b = beforeIssue15
-  console.log(`\ntoday / before issue 15 (${BEFORE_ISSUE_15.slice(0, 7)}), median of ${n} interleaved rounds, one thread:`)
-  console.log(`  normalise: HTML ${b.normaliseHtml!.toFixed(2)}× (target ≥ 0.5×), plain text ${b.normalisePlain!.toFixed(2)}×`)
-  console.log(`  whole engine: HTML ${b.engineHtml!.toFixed(2)}× (${Math.round(b.engineHtmlDocsPerSec!)} against ${Math.round(b.engineHtmlBeforeDocsPerSec!)} pages/s), plain text ${b.enginePlain!.toFixed(2)}× (${plainDocs.length} corpus documents)`)
 }
+const engineRounds = await rounds({ html: enginePassOf(pageDocs), plain: enginePassOf(plainDocs) }, n)
+const engineHtml = {
+  pages: pageDocs.length,
+  plainDocs: plainDocs.length,
+  pagesPerSec: pageDocs.length / (median(engineRounds.map((t) => t.html!)) / 1000),
+  plainDocsPerSec: plainDocs.length / (median(engineRounds.map((t) => t.plain!)) / 1000),
+  // Per document, round by round (the two sides hold the same count unless the corpus is smaller).
+  htmlVsPlain: median(engineRounds.map((t) => (t.plain! / plainDocs.length) / (t.html! / pageDocs.length))),
+}
+for (const [stage, dps, count] of [
+  ['engine, 1 thread, HTML pages (same rounds)', engineHtml.pagesPerSec, pageDocs.length],
+  ['engine, 1 thread, plain text (same rounds)', engineHtml.plainDocsPerSec, plainDocs.length],
+] as const) {
+  rows.push({ stage, seconds: count / dps, docsPerSec: dps, mbPerSec: Number.NaN, charsPerSec: Number.NaN })
+}
+console.log(
+  `\nwhole engine, 1 thread, median of ${n} interleaved rounds: HTML ${Math.round(engineHtml.pagesPerSec)} pages/s (${pageDocs.length} pages), ` +
+    `plain text ${Math.round(engineHtml.plainDocsPerSec)} docs/s (${plainDocs.length} corpus documents); HTML / plain per document: ${engineHtml.htmlVsPlain.toFixed(2)}×`,
+)
 
 let es: Record<string, number | number[]> | undefined
 if (values.es !== undefined) {
@@ -367,4 +354,14 @@ if (values.es !== undefined) {
   )
 }
 
-if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, html, beforeIssue15, es }, null, 2))
+if (values.compare !== undefined) {
+  const previous = JSON.parse(readFileSync(values.compare, 'utf8')) as { rows?: Row[] }
+  const then = new Map((previous.rows ?? []).map((r) => [r.stage, r.docsPerSec]))
+  console.log(`\nagainst ${values.compare} (docs/s now / then; not interleaved, so only a large change means anything):`)
+  for (const row of rows) {
+    const old = then.get(row.stage)
+    console.log(`  ${row.stage.padEnd(44)} ${old === undefined ? 'not in that run' : `${(row.docsPerSec / old).toFixed(2)}× (${Math.round(row.docsPerSec)} / ${Math.round(old)})`}`)
+  }
+}
+
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ corpus: { docs: contents.length, chars, bytes }, rows, ratios, rounds: main, memoHits, html, engineHtml, es }, null, 2))

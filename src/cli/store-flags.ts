@@ -23,6 +23,23 @@ export const STORE_HELP = `Store (embedded by default; Elasticsearch with --es o
   Credentials given as arguments (--es-api-key, user:pass@ in --es) are visible to other users
   of the machine in \`ps\`: prefer the environment variables.`
 
+/** How documents are decided (k, window, layers, routes): the same flags on index, serve and reindex. */
+export const DECISION_FLAGS = {
+  k: { type: 'string' },
+  window: { type: 'string' },
+  title: { type: 'boolean' },
+  'no-url': { type: 'boolean' },
+  'no-exact': { type: 'boolean' },
+  'no-minhash': { type: 'boolean' },
+  'no-templates': { type: 'boolean' },
+} as const
+
+/** The block scheme of a new index (index, serve; reindex keeps the destination's own). */
+export const BLOCK_SCHEME_FLAGS = {
+  blocks: { type: 'string' },
+  'min-match': { type: 'string' },
+} as const
+
 /** Flags of the commands that may create the index (\`simdup index\`). */
 export const INDEX_LAYOUT_FLAGS = {
   shards: { type: 'string' },
@@ -32,6 +49,9 @@ export const INDEX_LAYOUT_FLAGS = {
 export const INDEX_LAYOUT_HELP = `  --shards N         primary shards of an index simdup creates: ${OPTION_LIMITS.shards.min} to ${OPTION_LIMITS.shards.max} (default ${OPTION_LIMITS.shards.default})
   --replicas N       replicas of each shard: ${OPTION_LIMITS.replicas.min} to ${OPTION_LIMITS.replicas.max} (default ${OPTION_LIMITS.replicas.default}; 1 on a cluster, so a lost node
                      loses nothing); an existing index keeps its own settings`
+
+/** The flags of a command that decides documents into a store it may create (index, serve): how, where, and the new index's layout. */
+export const WRITE_FLAGS = { ...DECISION_FLAGS, ...BLOCK_SCHEME_FLAGS, ...STORE_FLAGS, ...INDEX_LAYOUT_FLAGS } as const
 
 /** `--shards` / `--replicas` as store options (absent flags leave the store's defaults). */
 export function indexLayoutFromFlags(values: { shards?: string | undefined; replicas?: string | undefined }): { shards?: number; replicas?: number } {

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process'
-import { stat } from 'node:fs/promises'
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { expect } from 'vitest'
 import { LOG_FILE } from '../../src/store/embedded/_log.js'
+import { copyStream } from '../helpers/copy-stream.js'
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'simdup.js')
 
@@ -36,4 +39,21 @@ export async function indexChild(input: string, store: string, out: string, kill
       resolve({ code, signal, stderr })
     })
   })
+}
+
+/**
+ * The setup of a crash test: a new directory (pushed to `dirs` for clean-up) holding `input.jsonl`,
+ * 1,500 documents of `copyStream(seed)` (URLs, version chains, exact and near copies), and one
+ * clean, uninterrupted `simdup index` of it into `clean/`: its decisions and its log's size.
+ */
+export async function cleanIndexRun(dirs: string[], prefix: string, seed: number): Promise<{ dir: string; input: string; cleanDecisions: string; fullLog: number }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix))
+  dirs.push(dir)
+  const input = join(dir, 'input.jsonl')
+  await writeFile(input, copyStream(seed, 1500, false).map((d) => JSON.stringify(d)).join('\n') + '\n')
+  const clean = await indexChild(input, join(dir, 'clean'), join(dir, 'clean.jsonl'))
+  expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
+  const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
+  const fullLog = (await stat(join(dir, 'clean', LOG_FILE))).size
+  return { dir, input, cleanDecisions, fullLog }
 }

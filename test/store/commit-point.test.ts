@@ -4,44 +4,23 @@
  * lost, never cut as a torn write; header damage names no repair. (Torn writes that were never
  * acknowledged: log-integrity.test.ts.)
  */
-import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import type { FingerprintRecord } from '../../src/types.js'
 import { checkMemoryStore, openMemoryStore, repairMemoryStore } from '../../src/store/embedded/store.js'
-import { T0, flip, makeRecord } from './_records.js'
+import { flipByte, writeFrames } from './_damaged-log.js'
 
 const dirs: string[] = []
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-const BASE = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
-function records(from: number, to: number): FingerprintRecord[] {
-  return Array.from({ length: to - from }, (_, k) => makeRecord(`doc-${from + k}`, flip(BASE, (from + k) % 64), { indexedAt: T0 + from + k }))
-}
-
 /** A closed store in a new directory written as `frames` puts of 10 records; each frame's end offset. */
 async function storeOfFrames(frames: number): Promise<{ dir: string; log: string; ends: number[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'simdup-commit-'))
   dirs.push(dir)
-  const log = join(dir, 'store.log')
-  const store = await openMemoryStore({ dir })
-  const ends: number[] = []
-  for (let f = 0; f < frames; f++) {
-    await store.put(records(10 * f, 10 * f + 10))
-    ends.push((await stat(log)).size)
-  }
-  await store.close()
-  return { dir, log, ends }
-}
-
-async function flipByte(file: string, at: number): Promise<Buffer> {
-  const bytes = await readFile(file)
-  bytes[at]! ^= 0x10
-  await writeFile(file, bytes)
-  return bytes
+  return writeFrames(dir, frames)
 }
 
 describe('commit point: acknowledged data damaged or cut is an error, not a torn write', () => {

@@ -2,11 +2,10 @@ import { mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import type { FingerprintRecord } from '../../src/types.js'
 import { checkMemoryStore, openMemoryStore, repairMemoryStore } from '../../src/store/embedded/store.js'
 import { LOG_FILE, forgetLastCommit } from '../../src/store/embedded/_log.js'
 import { LOCK_FILE } from '../../src/store/_lock.js'
-import { T0, flip, makeRecord } from './_records.js'
+import { flipByte, records, writeFrames } from './_damaged-log.js'
 
 const dirs: string[] = []
 async function tempDir(): Promise<string> {
@@ -18,31 +17,9 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-const BASE = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }
-function records(from: number, to: number): FingerprintRecord[] {
-  return Array.from({ length: to - from }, (_, k) => makeRecord(`doc-${from + k}`, flip(BASE, (from + k) % 64), { indexedAt: T0 + from + k }))
-}
-
 /** A store in a new directory written as `frames` puts of 10 records; returns the dir and each frame's end offset. */
 async function storeOfFrames(frames: number): Promise<{ dir: string; log: string; ends: number[] }> {
-  const dir = await tempDir()
-  const log = join(dir, LOG_FILE)
-  const store = await openMemoryStore({ dir })
-  const ends: number[] = []
-  for (let f = 0; f < frames; f++) {
-    await store.put(records(10 * f, 10 * f + 10))
-    ends.push((await stat(log)).size)
-  }
-  await store.close()
-  return { dir, log, ends }
-}
-
-/** Flips one bit of byte `at` of `file`. */
-async function flipByte(file: string, at: number): Promise<Buffer> {
-  const bytes = await readFile(file)
-  bytes[at]! ^= 0x10
-  await writeFile(file, bytes)
-  return bytes
+  return writeFrames(await tempDir(), frames)
 }
 
 async function listing(dir: string): Promise<string[]> {

@@ -1,13 +1,10 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openMemoryStore } from '../../src/store/embedded/store.js'
-import { LOG_FILE } from '../../src/store/embedded/_log.js'
-import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
 import { expectConsistent, storedDecisions } from '../helpers/rerun.js'
-import { indexChild } from './_index-child.js'
+import { cleanIndexRun, indexChild } from './_index-child.js'
 
 const dirs: string[] = []
 afterAll(async () => {
@@ -18,17 +15,10 @@ const index = indexChild
 
 describe('simdup index killed with SIGKILL and run again to the end decides as one clean run', () => {
   test('random kill points, one or two kills per trial (embedded store)', { timeout: 120_000 }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'simdup-rerun-crash-'))
-    dirs.push(dir)
-    const input = join(dir, 'input.jsonl')
-    await writeFile(input, copyStream(7, 1500, false).map((d) => JSON.stringify(d)).join('\n') + '\n')
-    const clean = await index(input, join(dir, 'clean'), join(dir, 'clean.jsonl'))
-    expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
-    const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
+    const { dir, input, cleanDecisions, fullLog } = await cleanIndexRun(dirs, 'simdup-rerun-crash-', 7)
     const cleanStore = await openMemoryStore({ dir: join(dir, 'clean') })
     const cleanStored = await storedDecisions(cleanStore)
     await cleanStore.close()
-    const fullLog = (await stat(join(dir, 'clean', LOG_FILE))).size
 
     const rnd = mulberry32(Number(process.env.SIMDUP_CRASH_SEED ?? Date.now() % 100_000))
     let killed = 0

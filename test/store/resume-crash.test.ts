@@ -1,13 +1,11 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openMemoryStore } from '../../src/store/embedded/store.js'
 import { LOG_FILE } from '../../src/store/embedded/_log.js'
-import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
 import { expectConsistent, storedDecisions } from '../helpers/rerun.js'
-import { indexChild } from './_index-child.js'
+import { cleanIndexRun, indexChild } from './_index-child.js'
 
 // `simdup index --resume` (issue 29.2): a run killed midway and resumed costs what is left (the
 // lines already stored are not decided nor written again) and writes what one clean run writes.
@@ -19,16 +17,9 @@ afterAll(async () => {
 
 describe('simdup index --resume after SIGKILL', () => {
   test('decisions equal a clean run\'s; the resumed run writes only the lines that were left', { timeout: 180_000 }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'simdup-resume-'))
-    dirs.push(dir)
-    const input = join(dir, 'input.jsonl')
     // With URLs and version chains (copyStream), exact and near copies: every rule and `supersedes`.
-    await writeFile(input, copyStream(11, 1500, false).map((d) => JSON.stringify(d)).join('\n') + '\n')
-    const clean = await indexChild(input, join(dir, 'clean'), join(dir, 'clean.jsonl'))
-    expect(clean, clean.stderr).toMatchObject({ code: 0, signal: null })
-    const cleanDecisions = await readFile(join(dir, 'clean.jsonl'), 'utf8')
+    const { dir, input, cleanDecisions, fullLog } = await cleanIndexRun(dirs, 'simdup-resume-', 11)
     expect(cleanDecisions).toMatch(/"rule":"minhash"/)
-    const fullLog = (await stat(join(dir, 'clean', LOG_FILE))).size
 
     // On a finished store, a resumed run decides nothing again and writes nothing.
     const again = await indexChild(input, join(dir, 'clean'), join(dir, 'again.jsonl'), undefined, ['--resume'])

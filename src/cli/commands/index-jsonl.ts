@@ -11,7 +11,7 @@ import { openOutputFile, type OutputFile } from '../output-file.js'
 import { isRegularOrNew, refuseUnsafeOutputs } from '../output-guard.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { decidedBy } from '../summary.js'
-import { embeddedStoreDir, INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { embeddedStoreDir, INDEX_LAYOUT_HELP, indexLayoutFromFlags, openStoreFromFlags, STORE_HELP, WRITE_FLAGS } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 /** `--batch-mb`: the library's `batchBytes` range in MiB. */
@@ -94,24 +94,14 @@ names it), 130 stopped.`
 const FLAGS = {
   out: { type: 'string' },
   rejects: { type: 'string' },
-  k: { type: 'string' },
   batch: { type: 'string' },
   'batch-mb': { type: 'string' },
-  window: { type: 'string' },
-  title: { type: 'boolean' },
-  'no-url': { type: 'boolean' },
-  'no-exact': { type: 'boolean' },
-  'no-minhash': { type: 'boolean' },
-  'no-templates': { type: 'boolean' },
   resume: { type: 'boolean' },
   quiet: { type: 'boolean' },
   workers: { type: 'string' },
-  blocks: { type: 'string' },
-  'min-match': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...WRITE_FLAGS,
   ...ANALYZER_FLAGS,
-  ...STORE_FLAGS,
-  ...INDEX_LAYOUT_FLAGS,
 } as const
 
 /** `simdup index`: the main job. Returns the exit code. */

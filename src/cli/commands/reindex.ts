@@ -8,7 +8,7 @@ import { UsageError } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'
 import { createProgress, formatSeconds } from '../progress.js'
 import { decidedBy } from '../summary.js'
-import { esFlag } from '../store-flags.js'
+import { DECISION_FLAGS, esFlag } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 
 export const REINDEX_HELP = `simdup reindex --es URL --source INDEX (--dest INDEX | --in-place) [options]
@@ -78,20 +78,14 @@ const FLAGS = {
   sort: { type: 'string' },
   slices: { type: 'string' },
   batch: { type: 'string' },
-  window: { type: 'string' },
   checkpoint: { type: 'string' },
   rejects: { type: 'string' },
   restart: { type: 'boolean' },
   'keep-alive': { type: 'string' },
-  k: { type: 'string' },
-  title: { type: 'boolean' },
-  'no-url': { type: 'boolean' },
-  'no-exact': { type: 'boolean' },
-  'no-minhash': { type: 'boolean' },
-  'no-templates': { type: 'boolean' },
   workers: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  ...DECISION_FLAGS,
   ...ANALYZER_FLAGS,
 } as const
 

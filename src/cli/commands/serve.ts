@@ -5,7 +5,7 @@ import { createDeduplicator, parseDuration, OPTION_LIMITS, type FingerprintStore
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag } from '../args.js'
-import { describeStore, indexLayoutFromFlags, INDEX_LAYOUT_FLAGS, INDEX_LAYOUT_HELP, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
+import { describeStore, indexLayoutFromFlags, INDEX_LAYOUT_HELP, openStoreFromFlags, STORE_HELP, WRITE_FLAGS } from '../store-flags.js'
 import { analyzerOptionsFromFlags, ANALYZER_FLAGS, ANALYZER_HELP } from '../analyzer-flags.js'
 import { fetchTexts } from './inspect.js'
 
@@ -65,20 +65,10 @@ const FLAGS = {
   'max-queue': { type: 'string' },
   'max-docs': { type: 'string' },
   'max-body-mb': { type: 'string' },
-  k: { type: 'string' },
-  window: { type: 'string' },
-  title: { type: 'boolean' },
-  'no-url': { type: 'boolean' },
-  'no-exact': { type: 'boolean' },
-  'no-minhash': { type: 'boolean' },
-  'no-templates': { type: 'boolean' },
-  blocks: { type: 'string' },
-  'min-match': { type: 'string' },
   log: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...WRITE_FLAGS,
   ...ANALYZER_FLAGS,
-  ...STORE_FLAGS,
-  ...INDEX_LAYOUT_FLAGS,
 } as const
 
 /** Whether an address only this machine can reach (the one case a server may run without a token). */

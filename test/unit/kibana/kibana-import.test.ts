@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { fieldProblems, fieldUses, mappedFields, parseSavedObjects } from './saved-object-fields.js'
+import { fieldProblems, fieldUses, mappedFields, parseSavedObjects, type LargestSpec, type SavedObject } from './saved-object-fields.js'
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/kibana-import', import.meta.url))
 const NDJSON = readFileSync(new URL('../../../mappings/kibana/simdup.ndjson', import.meta.url), 'utf8')
@@ -54,6 +54,19 @@ function runImport(env: Record<string, string>, args: string[] = []): Promise<{ 
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
     })
   })
+}
+
+/** The parsed Vega spec of a Vega visualization. */
+const vegaSpecOf = (o: Pick<SavedObject, 'attributes'>): Record<string, unknown> => JSON.parse((JSON.parse(o.attributes.visState as string) as { params: { spec: string } }).params.spec) as Record<string, unknown>
+
+/**
+ * Evaluates the chart's label formula on one terms bucket. A Vega expression is a subset of
+ * JavaScript; the two Vega functions it calls are given with Vega's meaning (truncate adds "…").
+ */
+function labelOf(expr: string, bucket: unknown): string {
+  const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+  const toString = (v: unknown) => (v === null || v === undefined ? null : String(v))
+  return (new Function('datum', 'truncate', 'toString', `return ${expr}`) as (d: unknown, t: typeof truncate, s: typeof toString) => string)(bucket, truncate, toString)
 }
 
 /** The saved objects inside the multipart upload. */
@@ -136,10 +149,16 @@ describe('scripts/kibana-import', () => {
     const original = uploadedObjects(NDJSON)
     expect(sent.map((o) => o.id)).toEqual(original.map((o) => o.id))
     const changed = sent.filter((o, i) => JSON.stringify(o) !== JSON.stringify(original[i]))
-    expect(changed.map((o) => o.id)).toEqual(['simdup-data-view', 'simdup-cluster-sizes'])
+    expect(changed.map((o) => o.id)).toEqual(['simdup-data-view', 'simdup-cluster-sizes', 'simdup-largest-clusters'])
     expect(changed[0]?.attributes.title).toBe('articles')
-    const spec = JSON.parse((JSON.parse(changed[1]?.attributes.visState as string) as { params: { spec: string } }).params.spec) as { data: { url: { index: string } } }
+    const spec = vegaSpecOf(changed[1]!) as { data: { url: { index: string } } }
     expect(spec.data.url.index).toBe('articles')
+    // Full Vega: a list of data sets, and the data view a click filter names.
+    const largest = vegaSpecOf(changed[2]!) as unknown as LargestSpec
+    expect(largest.data[0]?.url.index).toBe('articles')
+    expect(largest.signals.find((s) => s.name === 'dataView')?.value).toBe('articles')
+    // Only the index changed: the label stays the cluster id without SIMDUP_TITLE_FIELD.
+    expect(largest.data[0]?.transform).toEqual([{ type: 'formula', as: 'label', expr: 'datum.key' }])
   })
 
   test.each([
@@ -170,7 +189,17 @@ describe('scripts/kibana-import', () => {
     const search = objects.find((o) => o.type === 'search')!
     expect(search.attributes.columns).toEqual(['dedup.id', 'headline', 'dedup.cluster_id', 'dedup.duplicate_of', 'dedup.distance', 'dedup.layer'])
     expect(search.attributes.sort).toEqual([['dedup.cluster_id', 'asc'], ['published_at', 'asc']])
+    // The largest-clusters chart labels each cluster by its first-indexed document's headline, fetched
+    // from _source (a text field has no doc values), or by the cluster id when it has none.
+    const largest = vegaSpecOf(objects.find((o) => o.id === 'simdup-largest-clusters')!) as unknown as LargestSpec
+    expect(largest.data[0]?.url.body.aggs.clusters.aggs.first.top_hits._source).toEqual({ includes: ['headline'] })
+    const label = largest.data[0]!.transform.find((t) => t.as === 'label')!.expr
+    const bucket = (source: unknown) => ({ key: 'lib-001', doc_count: 3, first: { hits: { hits: [{ _source: source }] } } })
+    expect(labelOf(label, bucket({ headline: '北京大学招生计划公布' }))).toBe('北京大学招生计划公布') // "Peking University publishes its admissions plan"
+    expect(labelOf(label, bucket({ headline: 'x'.repeat(60) }))).toBe(`${'x'.repeat(39)}…`)
+    expect(labelOf(label, bucket({}))).toBe('lib-001')
     const uses = fieldUses(objects)
+    expect(uses.filter((u) => u.field === 'headline').map((u) => `${u.object} ${u.kind}`).sort()).toEqual(['simdup-duplicates display', 'simdup-largest-clusters display'])
     expect(uses.filter((u) => u.field === 'published_at').map((u) => u.kind).sort()).toEqual(['aggregate', 'sort', 'time'])
     // dedup.indexed_at keeps only its label in the data view: no chart, sort or time filter uses it.
     expect(uses.filter((u) => u.field === 'dedup.indexed_at').map((u) => u.kind)).toEqual(['display'])
@@ -178,10 +207,28 @@ describe('scripts/kibana-import', () => {
     const mapping = JSON.parse(readFileSync(new URL('../../../mappings/dedup-fields.json', import.meta.url), 'utf8')) as { template: { mappings: { properties: Record<string, unknown> } } }
     const content = mappedFields({ headline: { type: 'text' }, published_at: { type: 'date' }, body: { type: 'text' } })
     expect(fieldProblems(uses, mappedFields(mapping.template.mappings.properties), content)).toEqual([])
+    // A title field the index does not have is caught, in the chart as in the saved search.
+    expect(fieldProblems(uses, mappedFields(mapping.template.mappings.properties), mappedFields({ published_at: { type: 'date' } }))).toEqual([
+      'simdup-duplicates columns: `headline` is not a field of mappings/dedup-fields.json',
+      'simdup-largest-clusters Vega spec body.aggs.clusters.aggs.first.top_hits._source: `headline` is not a field of mappings/dedup-fields.json',
+    ])
     // A time field that is not a date in that index is caught.
     expect(fieldProblems(uses, mappedFields(mapping.template.mappings.properties), mappedFields({ headline: { type: 'text' }, published_at: { type: 'keyword' } }))).toContain(
       'simdup-data-view timeFieldName: `published_at` is a keyword, not a date',
     )
+  })
+
+  test('a dotted SIMDUP_TITLE_FIELD labels the chart from the nested _source, falling back to the cluster id at any missing step', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'simdup-kibana-out-')), 'nested.ndjson')
+    const run = await runImport({ SIMDUP_TITLE_FIELD: 'meta.title' }, ['--out', out])
+    expect(run.code, run.stderr).toBe(0)
+    const largest = vegaSpecOf(parseSavedObjects(readFileSync(out, 'utf8')).find((o) => o.id === 'simdup-largest-clusters')!) as unknown as LargestSpec
+    expect(largest.data[0]?.url.body.aggs.clusters.aggs.first.top_hits._source).toEqual({ includes: ['meta.title'] })
+    const label = largest.data[0]!.transform.find((t) => t.as === 'label')!.expr
+    const bucket = (source: unknown) => ({ key: 'c-7', first: { hits: { hits: [{ _source: source }] } } })
+    expect(labelOf(label, bucket({ meta: { title: '标题' } }))).toBe('标题') // "title"
+    expect(labelOf(label, bucket({ meta: {} }))).toBe('c-7')
+    expect(labelOf(label, bucket({}))).toBe('c-7')
   })
 
   test('a file not named *.ndjson, or a missing one, is a usage error', async () => {

@@ -14,6 +14,21 @@ export interface SavedObject {
   typeMigrationVersion?: string
 }
 
+/** The parts of the largest-clusters Vega spec the tests read. */
+export interface LargestSpec {
+  $schema: string
+  signals: Array<{ name: string; value?: unknown; on: Array<{ events: string; update: string }> }>
+  data: Array<{
+    name: string
+    url: { index: string; body: { aggs: { clusters: { terms: unknown; aggs: { first: { top_hits: { _source?: unknown } } } } } } }
+    format: { property: string }
+    transform: Array<{ type: string; as: string; expr: string }>
+  }>
+  scales: Array<{ name: string; domain: unknown }>
+  axes: Array<{ encode: { labels: { update: { text: { signal: string } } } } }>
+  marks: Array<{ name: string }>
+}
+
 /** A named pointer from one saved object to another. */
 export interface SavedObjectReference {
   name: string
@@ -112,16 +127,35 @@ function queryUses(object: string, query: SearchSource['query'], where: string):
   return kqlFields(query.query).map((field) => ({ object, field, kind: 'filter' as const, where }))
 }
 
-/** `field` keys anywhere below `node`, as used by aggregation and query DSL bodies. */
-function dslFields(node: unknown, path: string, out: Array<{ field: string; path: string }>): void {
+/**
+ * `field` keys anywhere below `node`, as used by aggregation and query DSL bodies; inside a
+ * `top_hits`, also the fields it sorts by and those it fetches from `_source` (which need no doc
+ * values: a `text` title can be shown).
+ */
+function dslFields(node: unknown, path: string, out: Array<{ field: string; path: string; kind?: FieldUseKind }>): void {
   if (Array.isArray(node)) {
     node.forEach((v, i) => dslFields(v, `${path}[${i}]`, out))
   } else if (typeof node === 'object' && node !== null) {
     for (const [k, v] of Object.entries(node)) {
       if (k === 'field' && typeof v === 'string') out.push({ field: v, path: `${path}.field` })
+      else if (k === 'top_hits') topHitsFields(v as TopHits, `${path}.top_hits`, out)
       else dslFields(v, `${path}.${k}`, out)
     }
   }
+}
+
+interface TopHits {
+  sort?: Array<string | Record<string, unknown>>
+  _source?: boolean | string | string[] | { includes?: string[] }
+}
+
+function topHitsFields(top: TopHits, path: string, out: Array<{ field: string; path: string; kind?: FieldUseKind }>): void {
+  for (const [i, s] of (top.sort ?? []).entries()) {
+    for (const field of typeof s === 'string' ? [s] : Object.keys(s)) if (!field.startsWith('_')) out.push({ field, path: `${path}.sort[${i}]`, kind: 'sort' })
+  }
+  const source = top._source
+  const includes = typeof source === 'string' ? [source] : Array.isArray(source) ? source : typeof source === 'object' ? (source.includes ?? []) : []
+  for (const field of includes) out.push({ field, path: `${path}._source`, kind: 'display' })
 }
 
 interface VegaUrl {
@@ -138,9 +172,9 @@ function vegaUses(object: string, spec: unknown, where: string): FieldUse[] {
     const url = (d as { url?: VegaUrl } | undefined)?.url
     if (url === undefined || typeof url !== 'object') continue
     if (typeof url['%timefield%'] === 'string') uses.push({ object, field: url['%timefield%'], kind: 'time', where: `${where} %timefield%` })
-    const found: Array<{ field: string; path: string }> = []
+    const found: Array<{ field: string; path: string; kind?: FieldUseKind }> = []
     dslFields(url.body?.aggs ?? url.body?.aggregations, `${where} body.aggs`, found)
-    uses.push(...found.map(({ field, path }) => ({ object, field, kind: 'aggregate' as const, where: path })))
+    uses.push(...found.map(({ field, path, kind }) => ({ object, field, kind: kind ?? ('aggregate' as const), where: path })))
     const filters: Array<{ field: string; path: string }> = []
     dslFields(url.body?.query, `${where} body.query`, filters)
     uses.push(...filters.map(({ field, path }) => ({ object, field, kind: 'filter' as const, where: path })))

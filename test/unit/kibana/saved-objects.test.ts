@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
-import { fieldProblems, fieldUses, kqlFields, mappedFields, parseSavedObjects, type SavedObject } from './saved-object-fields.js'
+import { fieldProblems, fieldUses, kqlFields, mappedFields, parseSavedObjects, type LargestSpec, type SavedObject } from './saved-object-fields.js'
 
 const NDJSON = readFileSync(new URL('../../../mappings/kibana/simdup.ndjson', import.meta.url), 'utf8')
 const MAPPING = JSON.parse(readFileSync(new URL('../../../mappings/dedup-fields.json', import.meta.url), 'utf8')) as {
@@ -36,6 +36,11 @@ interface Panel {
 }
 
 const only = (type: string): SavedObject[] => OBJECTS.filter((o) => o.type === type)
+const byId = (id: string): SavedObject => {
+  const found = OBJECTS.find((o) => o.id === id)
+  expect(found, id).toBeDefined()
+  return found!
+}
 const one = (type: string): SavedObject => {
   const found = only(type)
   expect(found, `exactly one ${type}`).toHaveLength(1)
@@ -63,7 +68,7 @@ describe('mappings/kibana/simdup.ndjson', () => {
   test('each line is one saved object of a known type, with a unique id and Kibana 8 migration versions', () => {
     expect(NDJSON.endsWith('\n')).toBe(true)
     expect(NDJSON).not.toMatch(/\n\n/)
-    expect(OBJECTS.map((o) => o.type).sort()).toEqual(['dashboard', 'index-pattern', 'lens', 'lens', 'search', 'visualization'])
+    expect(OBJECTS.map((o) => o.type).sort()).toEqual(['dashboard', 'index-pattern', 'lens', 'search', 'visualization', 'visualization'])
     for (const o of OBJECTS) {
       expect(Object.keys(ALLOWED_ATTRIBUTES)).toContain(o.type)
       expect(o.id).toMatch(/^[a-z0-9][a-z0-9-]*$/)
@@ -146,7 +151,7 @@ describe('mappings/kibana/simdup.ndjson', () => {
   })
 
   test('the Vega chart queries the data view\'s indices and counts clusters per bucket size', () => {
-    const vis = one('visualization')
+    const vis = byId('simdup-cluster-sizes')
     const visState = JSON.parse(vis.attributes.visState as string) as { title: string; type: string; aggs: unknown[] }
     expect(visState).toMatchObject({ title: vis.attributes.title, type: 'vega', aggs: [] })
     const spec = vegaSpec(vis) as {
@@ -165,11 +170,35 @@ describe('mappings/kibana/simdup.ndjson', () => {
     expect(spec.encoding.x.field).toBe('doc_count')
   })
 
+  test('the largest-clusters chart (Vega) shows the 20 largest clusters, each labelled from its first-indexed document; a click filters to the cluster (29.10)', () => {
+    const vis = byId('simdup-largest-clusters')
+    expect(vis.type).toBe('visualization')
+    const spec = vegaSpec(vis) as unknown as LargestSpec
+    expect(spec.$schema).toMatch(/vega\/v5/)
+    const [data] = spec.data
+    expect(data!.url.index).toBe(one('index-pattern').attributes.title)
+    const clusters = data!.url.body.aggs.clusters
+    expect(clusters.terms).toEqual({ field: 'dedup.cluster_id', size: 20, min_doc_count: 2, order: { _count: 'desc' } })
+    // The representative is the earliest-inserted member still there: lowest dedup.seq.
+    expect(clusters.aggs.first.top_hits).toMatchObject({ size: 1, sort: [{ 'dedup.seq': { order: 'asc' } }] })
+    expect(data!.format.property).toBe('aggregations.clusters.buckets')
+    // Without a title field (dedup records only) the label is the cluster id.
+    expect(data!.transform).toEqual([{ type: 'formula', as: 'label', expr: 'datum.key' }])
+    // The bars are keyed by cluster id (unique), the axis shows each bar's label.
+    expect(spec.scales.find((s) => s.name === 'y')?.domain).toMatchObject({ data: data!.name, field: 'key' })
+    expect(spec.axes[0]?.encode.labels.update.text.signal).toContain('.label')
+    const click = spec.signals.find((s) => s.name === 'pick')?.on[0]
+    expect(click?.events).toBe('@bars:click')
+    expect(click?.update).toMatch(/^kibanaAddFilter\(\{match_phrase: \{'dedup\.cluster_id': datum\.key\}\}, dataView\)$/)
+    expect(spec.signals.find((s) => s.name === 'dataView')?.value).toBe(one('index-pattern').attributes.title)
+    expect(spec.marks.map((m) => m.name)).toContain('bars')
+  })
+
   test('every field the objects use is a dedup field of the mapping that supports the use', () => {
     const uses = fieldUses(OBJECTS)
     // The walker must actually see the fields, or an empty list would pass.
     expect(new Set(uses.map((u) => u.field))).toEqual(
-      new Set(['dedup.indexed_at', 'dedup.id', 'dedup.cluster_id', 'dedup.duplicate_of', 'dedup.distance', 'dedup.layer', 'dedup.sketch', 'dedup.blocks']),
+      new Set(['dedup.indexed_at', 'dedup.id', 'dedup.cluster_id', 'dedup.duplicate_of', 'dedup.distance', 'dedup.layer', 'dedup.sketch', 'dedup.blocks', 'dedup.seq']),
     )
     expect(new Set(uses.map((u) => u.kind))).toEqual(new Set(['time', 'display', 'sort', 'filter', 'aggregate']))
     expect(fieldProblems(uses, FIELDS)).toEqual([])
