@@ -21,7 +21,7 @@ import { gramRank } from './_gram-order.js'
  * figure was *changed* (each has a gram with a digit the other lacks: "上涨1.2%" / "上涨2.1%"; a
  * figure only added on one side, as a date or heading number, is no veto) or a negation
  * character (不 没 无 非 未 别 勿 莫 否) was *inserted or removed*: one text has the grams
- * `p n` and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
+ * `p n` (the other lacks it) and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
  * the other has a gram starting with `c` ("推荐" / "不推荐"). A negation character inside an
  * ordinary word that was replaced (特别 → 晚上, 非常, 未来) is no veto.
  * A text of fewer than `MIN_GRAMS` grams (no content, or one character) is only ever an exact duplicate.
@@ -133,39 +133,51 @@ function hasKey(s: { keys: Uint32Array; n: number }, key: number): boolean {
   return false
 }
 
-/** Whether `s` holds a gram whose first unit is `u`. */
-function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
-  const start = (u << 16) >>> 0
+/** The first index of sorted `s.keys` holding a key ≥ `key`. */
+function lowerBound(s: { keys: Uint32Array; n: number }, key: number): number {
   let lo = 0
   let hi = s.n
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (s.keys[mid]! < start) lo = mid + 1
+    if (s.keys[mid]! < key) lo = mid + 1
     else hi = mid
   }
+  return lo
+}
+
+/** Whether `s` holds a gram whose first unit is `u`. */
+function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
+  const lo = lowerBound(s, (u << 16) >>> 0)
   return lo < s.n && s.keys[lo]! >>> 16 === u
 }
 
 /**
- * Whether `x` has a negation character where `y` has the text without it: grams `p n` and `n c`
- * of `x` that `y` lacks, with `p c` in `y`; or a gram `n c` of `x` that `y` lacks, no gram of `x`
- * ending in `n` (it starts the text), and a gram of `y` starting with `c`.
+ * Whether `x` has a negation character where `y` has the text without it: a gram `p n` of `x`
+ * that `y` lacks and a gram `n c` of `x` with `p c` in `y` (the gram `n c` may be in `y` too,
+ * elsewhere: "…没有卡…的没有3G" / "…没有卡…的有3G"; sets do not count repeats); or a gram `n c` of
+ * `x` that `y` lacks, no gram of `x` ending in `n` (it starts the text), and a gram of `y`
+ * starting with `c`.
  */
 function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32Array; n: number }): boolean {
   const cls = unitClass()
   for (let i = 0; i < x.n; i++) {
+    const h = x.keys[i]!
+    const n = h & 0xffff
+    if (cls[n] !== 3 || hasKey(y, h)) continue
+    // `p n` in x only: is there an `n c` of x with `p c` in y?
+    const p = h >>> 16
+    const from = (n << 16) >>> 0
+    for (let j = lowerBound(x, from); j < x.n && x.keys[j]! >>> 16 === n; j++) {
+      if (hasKey(y, ((p << 16) | (x.keys[j]! & 0xffff)) >>> 0)) return true
+    }
+  }
+  for (let i = 0; i < x.n; i++) {
     const g = x.keys[i]!
     const n = g >>> 16
     if (cls[n] !== 3 || hasKey(y, g)) continue
-    const c = g & 0xffff
     let before = false
-    for (let j = 0; j < x.n; j++) {
-      const h = x.keys[j]!
-      if ((h & 0xffff) !== n) continue
-      before = true
-      if (!hasKey(y, h) && hasKey(y, (((h >>> 16) << 16) | c) >>> 0)) return true
-    }
-    if (!before && hasGramFrom(y, c)) return true
+    for (let j = 0; j < x.n && !before; j++) before = (x.keys[j]! & 0xffff) === n
+    if (!before && hasGramFrom(y, g & 0xffff)) return true
   }
   return false
 }
