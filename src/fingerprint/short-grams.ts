@@ -19,9 +19,10 @@ import { gramRank } from './_gram-order.js'
  *
  * **Meaning kept.** Two texts are never short duplicates, whatever their resemblance, when a
  * figure was *changed* (each has a gram with a digit the other lacks: "上涨1.2%" / "上涨2.1%"; a
- * figure only added on one side, as a date or heading number, is no veto) or a negation
+ * figure only added on one side, as a date or heading number, is no veto; a Chinese numeral
+ * replaced by another next to the same character: "二十载" / "三十载") or a negation
  * character (不 没 无 非 未 别 勿 莫 否) was *inserted or removed*: one text has the grams
- * `p n` and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
+ * `p n` (the other lacks it) and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
  * the other has a gram starting with `c` ("推荐" / "不推荐"). A negation character inside an
  * ordinary word that was replaced (特别 → 晚上, 非常, 未来) is no veto.
  * A text of fewer than `MIN_GRAMS` grams (no content, or one character) is only ever an exact duplicate.
@@ -49,9 +50,11 @@ export const GRAM_SET_PREFIX = 's:'
 export const GRAM_TERM_PREFIX = 's_'
 
 const NEGATIONS = '不没无非未别勿莫否'
+/** Chinese numerals: a figure written in words (二十载, 三月二日, 两个). */
+const NUMERALS = '零一二三四五六七八九十百千万亿两'
 
 let CONTENT: Uint8Array | null = null
-/** 1 for a UTF-16 unit that is content (letters, digits, surrogates), 2 for a digit, 3 for a negation; built on first use. */
+/** 1 for a UTF-16 unit that is content (letters, digits, surrogates), 2 for a digit, 3 for a negation, 4 for a Chinese numeral; built on first use. */
 function unitClass(): Uint8Array {
   if (CONTENT !== null) return CONTENT
   const t = new Uint8Array(0x10000)
@@ -59,6 +62,7 @@ function unitClass(): Uint8Array {
   for (let c = 0; c < 0x10000; c++) t[c] = (c >= 0xd800 && c <= 0xdfff) || re.test(String.fromCharCode(c)) ? 1 : 0
   for (let c = 0x30; c <= 0x39; c++) t[c] = 2
   for (const ch of NEGATIONS) t[ch.charCodeAt(0)] = 3
+  for (const ch of NUMERALS) t[ch.charCodeAt(0)] = 4
   CONTENT = t
   return t
 }
@@ -107,6 +111,7 @@ function isVeto(key: number): boolean {
 
 const DIGIT = 1
 const NEGATION = 2
+const NUMERAL = 4
 
 /** Which veto a gram key carries: DIGIT (a digit or decimal point), NEGATION, or both. */
 function vetoKind(key: number): number {
@@ -116,6 +121,7 @@ function vetoKind(key: number): number {
   let k = 0
   if (cls[a] === 2 || cls[b] === 2 || a === 0x2e || b === 0x2e) k |= DIGIT
   if (cls[a] === 3 || cls[b] === 3) k |= NEGATION
+  if (cls[a] === 4 || cls[b] === 4) k |= NUMERAL
   return k
 }
 
@@ -133,39 +139,51 @@ function hasKey(s: { keys: Uint32Array; n: number }, key: number): boolean {
   return false
 }
 
-/** Whether `s` holds a gram whose first unit is `u`. */
-function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
-  const start = (u << 16) >>> 0
+/** The first index of sorted `s.keys` holding a key ≥ `key`. */
+function lowerBound(s: { keys: Uint32Array; n: number }, key: number): number {
   let lo = 0
   let hi = s.n
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (s.keys[mid]! < start) lo = mid + 1
+    if (s.keys[mid]! < key) lo = mid + 1
     else hi = mid
   }
+  return lo
+}
+
+/** Whether `s` holds a gram whose first unit is `u`. */
+function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
+  const lo = lowerBound(s, (u << 16) >>> 0)
   return lo < s.n && s.keys[lo]! >>> 16 === u
 }
 
 /**
- * Whether `x` has a negation character where `y` has the text without it: grams `p n` and `n c`
- * of `x` that `y` lacks, with `p c` in `y`; or a gram `n c` of `x` that `y` lacks, no gram of `x`
- * ending in `n` (it starts the text), and a gram of `y` starting with `c`.
+ * Whether `x` has a negation character where `y` has the text without it: a gram `p n` of `x`
+ * that `y` lacks and a gram `n c` of `x` with `p c` in `y` (the gram `n c` may be in `y` too,
+ * elsewhere: "…没有卡…的没有3G" / "…没有卡…的有3G"; sets do not count repeats); or a gram `n c` of
+ * `x` that `y` lacks, no gram of `x` ending in `n` (it starts the text), and a gram of `y`
+ * starting with `c`.
  */
 function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32Array; n: number }): boolean {
   const cls = unitClass()
   for (let i = 0; i < x.n; i++) {
+    const h = x.keys[i]!
+    const n = h & 0xffff
+    if (cls[n] !== 3 || hasKey(y, h)) continue
+    // `p n` in x only: is there an `n c` of x with `p c` in y?
+    const p = h >>> 16
+    const from = (n << 16) >>> 0
+    for (let j = lowerBound(x, from); j < x.n && x.keys[j]! >>> 16 === n; j++) {
+      if (hasKey(y, ((p << 16) | (x.keys[j]! & 0xffff)) >>> 0)) return true
+    }
+  }
+  for (let i = 0; i < x.n; i++) {
     const g = x.keys[i]!
     const n = g >>> 16
     if (cls[n] !== 3 || hasKey(y, g)) continue
-    const c = g & 0xffff
     let before = false
-    for (let j = 0; j < x.n; j++) {
-      const h = x.keys[j]!
-      if ((h & 0xffff) !== n) continue
-      before = true
-      if (!hasKey(y, h) && hasKey(y, (((h >>> 16) << 16) | c) >>> 0)) return true
-    }
-    if (!before && hasGramFrom(y, c)) return true
+    for (let j = 0; j < x.n && !before; j++) before = (x.keys[j]! & 0xffff) === n
+    if (!before && hasGramFrom(y, g & 0xffff)) return true
   }
   return false
 }
@@ -252,6 +270,40 @@ function parse(sketch: string, into: { keys: Uint32Array; n: number }): void {
   into.n = n
 }
 
+/** Grams with a Chinese numeral that only one text of the pair being verified has. */
+const NUM_A = { keys: new Uint32Array(64), n: 0 }
+const NUM_B = { keys: new Uint32Array(64), n: 0 }
+
+function push(list: { keys: Uint32Array; n: number }, key: number): number {
+  if (list.n === list.keys.length) {
+    const grown = new Uint32Array(list.keys.length * 2)
+    grown.set(list.keys)
+    list.keys = grown
+  }
+  list.keys[list.n] = key
+  return list.n + 1
+}
+
+/**
+ * Whether a figure written in Chinese numerals was changed (`NUM_A`, `NUM_B` filled): a numeral
+ * replaced by another next to the same character, each gram in one text only ("三月二日" /
+ * "三月三日", "二十载" / "三十载"). A word replaced next to a numeral ("一直" / "一起") is no change.
+ */
+function numeralChanged(): boolean {
+  const cls = unitClass()
+  for (let i = 0; i < NUM_A.n; i++) {
+    const a = NUM_A.keys[i]!
+    for (let j = 0; j < NUM_B.n; j++) {
+      const b = NUM_B.keys[j]!
+      const hi = a >>> 16
+      const lo = a & 0xffff
+      if (hi === b >>> 16 && lo !== (b & 0xffff) && cls[lo] === 4 && cls[b & 0xffff] === 4) return true
+      if (lo === (b & 0xffff) && hi !== b >>> 16 && cls[hi] === 4 && cls[b >>> 16] === 4) return true
+    }
+  }
+  return false
+}
+
 /**
  * The exact short-text verdict of two gram-set sketches (`s:`): Jaccard ≥ `minGramJaccard`, or
  * containment (shared grams over the smaller set's) ≥ `minContainment` with the smaller set of at
@@ -269,6 +321,8 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let both = 0
   let onlyA = 0
   let onlyB = 0
+  NUM_A.n = 0
+  NUM_B.n = 0
   while (i < na || j < nb) {
     const x = i < na ? A.keys[i]! : 0x100000000
     const y = j < nb ? B.keys[j]! : 0x100000000
@@ -277,16 +331,24 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
       i++
       j++
     } else if (x < y) {
-      if (isVeto(x)) onlyA |= vetoKind(x)
+      if (isVeto(x)) {
+        const k = vetoKind(x)
+        onlyA |= k
+        if ((k & NUMERAL) !== 0) NUM_A.n = push(NUM_A, x)
+      }
       i++
     } else {
-      if (isVeto(y)) onlyB |= vetoKind(y)
+      if (isVeto(y)) {
+        const k = vetoKind(y)
+        onlyB |= k
+        if ((k & NUMERAL) !== 0) NUM_B.n = push(NUM_B, y)
+      }
       j++
     }
   }
   // A changed figure: each side has a digit gram the other lacks. A flipped negation: checked
   // against the other set only when a side has a negation gram the other lacks.
-  let veto = (onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0
+  let veto = ((onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0) || ((onlyA & onlyB & NUMERAL) !== 0 && numeralChanged())
   if (!veto && (onlyA & NEGATION) !== 0) veto = negationInserted(A, B)
   if (!veto && (onlyB & NEGATION) !== 0) veto = negationInserted(B, A)
   const small = Math.min(na, nb)

@@ -4,7 +4,7 @@
  */
 import { DictConverter, KEEP_UNITS, UnitBuffer } from './_dict-converter.js'
 import { unitsContainTraditional } from './_char-class.js'
-import { REGIONAL_PHRASE_DICTS, REGIONAL_VARIANT_DICTS, SEGMENTATION_DICT, STANDARD_DICTS } from './_traditional.js'
+import { REGIONAL_PHRASE_DICTS, REGIONAL_VARIANT_DICTS, SEGMENTATION_DICT, STANDARD_DICTS, mixedScript } from './_traditional.js'
 
 type Convert = (text: string) => string
 
@@ -63,10 +63,12 @@ function converter(regionalPhrases: boolean, lowercase: boolean): Convert {
 
 /**
  * Runs the conversion on a text already known to hold Traditional-only characters. With
- * `lowercase`, the text must be lower-case already and the result is too.
+ * `lowercase`, the text must be lower-case already and the result is too. The regional phrases
+ * (when asked for) are left out for Simplified text holding a few Traditional characters
+ * (`mixedScript`): they are Taiwan's and Hong Kong's vocabulary, not that text's.
  */
 export function convertTraditional(text: string, regionalPhrases: boolean, lowercase = false): string {
-  const convert = converter(regionalPhrases, lowercase)
+  const convert = converter(regionalPhrases && !mixedScript(text), lowercase)
   let out = convert(text)
   // A Traditional-only character survives only in odd spots (inside an ideographic description
   // sequence, which OpenCC leaves whole). Then converting again could still change something, so

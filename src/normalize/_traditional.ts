@@ -11,6 +11,7 @@
 import HKPhrasesRev from 'opencc-js/dict/HKPhrasesRev'
 import HKVariantsRev from 'opencc-js/dict/HKVariantsRev'
 import HKVariantsRevPhrases from 'opencc-js/dict/HKVariantsRevPhrases'
+import STCharacters from 'opencc-js/dict/STCharacters'
 import TSCharacters from 'opencc-js/dict/TSCharacters'
 import TSPhrases from 'opencc-js/dict/TSPhrases'
 import TWPhrasesRev from 'opencc-js/dict/TWPhrasesRev'
@@ -61,4 +62,47 @@ function buildTraditionalOnly(): Set<number> {
 export function isTraditionalOnly(cp: number): boolean {
   traditionalOnly ??= buildTraditionalOnly()
   return traditionalOnly.has(cp)
+}
+
+let simplifiedOnly: Set<number> | undefined
+
+/**
+ * Simplified-only code points: single characters the Simplified → Traditional table converts to
+ * something else and that no Traditional-side entry holds (a key of the Traditional → Simplified
+ * tables, a character of their phrases, a Traditional form). A few stay that Traditional text
+ * also writes (台, 后, 里, 干: the table keeps one Traditional form each), so callers compare
+ * counts (`mixedScript`), never test one character.
+ */
+function buildSimplifiedOnly(): Set<number> {
+  const traditional = new Set<string>()
+  for (const [from = '', to = ''] of entries(STCharacters)) if (from !== to) for (const ch of to) traditional.add(ch)
+  for (const dict of [TSCharacters, TSPhrases]) for (const [from = ''] of entries(dict)) for (const ch of from) traditional.add(ch)
+  const set = new Set<number>()
+  for (const [from = '', to] of entries(STCharacters)) {
+    const cp = from.codePointAt(0)
+    if (cp === undefined || from.length > (cp > 0xffff ? 2 : 1) || from === to || traditional.has(from)) continue
+    set.add(cp)
+  }
+  return set
+}
+
+/**
+ * Whether a text that holds Traditional-only characters is Simplified text with a few of them
+ * (variant characters, a partly converted copy: "简單易用的画圖程序"), not Traditional text: it
+ * holds at least as many Simplified-only characters as Traditional-only ones. Such a text gets
+ * its characters converted but not the regional vocabulary (Taiwan's 程序 → 进程, 文件 → 文档 would
+ * rewrite its Simplified words).
+ * @example mixedScript('简單易用的画圖程序') // true
+ */
+export function mixedScript(text: string): boolean {
+  simplifiedOnly ??= buildSimplifiedOnly()
+  traditionalOnly ??= buildTraditionalOnly()
+  let balance = 0
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!
+    if (cp < 0x3400) continue
+    if (simplifiedOnly.has(cp)) balance++
+    else if (traditionalOnly.has(cp)) balance--
+  }
+  return balance >= 0
 }

@@ -43,7 +43,8 @@ describe('lineShape (issue 24: chrome lines whose values change from page to pag
 describe('labelOnly: lines that are chrome by their shape alone', () => {
   it('date, source, author, editor, reporter, views and tool lines', () => {
     for (const line of ['发布时间:2024-05-02 09:39 来源:某某日报 作者:某某', '【字体:大 中 小】 【打印本页】 【关闭窗口】', '责任编辑:陈静', '(记者:赵磊)',
-      '2024-06-08 16:53 来源:中国新闻网 浏览次数:137', '编辑:李娜 审核:杨帆', '上一篇:地铁站旁新设自助借还点', '分享到:微信 微博 QQ空间', '当前位置:首页 > 科技 > 正文']) {
+      '2024-06-08 16:53 来源:中国新闻网 浏览次数:137', '编辑:李娜 审核:杨帆', '上一篇:地铁站旁新设自助借还点', '分享到:微信 微博 QQ空间', '当前位置:首页 > 科技 > 正文',
+      '信息来源:新华社 发布日期:2018-06-12 【字体:大 中 小】 【打印本页】 【关闭窗口】', '文章来源:人民日报']) {
       expect(labelOnly(line), line).toBe(true)
     }
   })

@@ -95,6 +95,13 @@ describe('short-text gram sets (issue 24)', () => {
     expect(v('推荐购买这款手机', '不推荐购买这款手机')).toBe(true)
     expect(v('这个东西有用，质量也好', '这个东西没有用，质量也好')).toBe(true)
     expect(v('今年物价同比上涨1.2%', '今年物价同比上涨2.1%')).toBe(true)
+    // Figures in Chinese numerals: a numeral replaced by another; not a word replaced next to one.
+    expect(v('将军得名二十载，人间又见真乘黄', '将军得名三十载，人间又见真乘黄')).toBe(true)
+    expect(v('三月二日天气新，长安水边多丽人', '三月三日天气新，长安水边多丽人')).toBe(true)
+    expect(v('我一直很喜欢这家店的早餐', '我一起很喜欢这家店的早餐')).toBe(false)
+    // …also when the gram after the negation occurs elsewhere in the other text (sets do not count repeats).
+    expect(v('内存加上原来的没有3G了。速度还行，没有卡的感觉', '内存加上原来的有3G了。速度还行，没有卡的感觉')).toBe(true)
+    expect(v('装的时候都不知道，装的话不知道那个是那个', '装的时候都不知道，装的话知道那个是那个')).toBe(true)
     // No veto: a word replaced that holds a negation character (特别 → 晚上, 非常 → 十分), a number
     // added on one side only (a heading), a promo clause with 不 appended.
     expect(v('夏天培训特别，困难汽车城市，文化蔬菜水果', '夏天培训晚上，困难汽车城市，文化蔬菜水果')).toBe(false)
@@ -112,20 +119,33 @@ describe('short-text gram sets (issue 24)', () => {
 
 /**
  * The veto over bigram strings, brute force: a figure changed (each side has a digit gram the
- * other lacks), or a negation inserted on either side (grams `p n`, `n c` the other lacks with
+ * other lacks, or a Chinese numeral replaced by another beside the same character), or a negation inserted on either side (a gram `p n` the other lacks and `n c`, with
  * `p c` in the other; or `n c` the other lacks at the start, with a gram of the other starting with `c`).
  */
 function oracleVeto(x: Set<string>, y: Set<string>): boolean {
   const only = (a: Set<string>, b: Set<string>) => [...a].filter((g) => !b.has(g))
   const digit = (g: string) => /[0-9.]/.test(g)
   if (only(x, y).some(digit) && only(y, x).some(digit)) return true
+  // A Chinese numeral replaced by another next to the same character.
+  const num = (u: string) => '零一二三四五六七八九十百千万亿两'.includes(u)
+  for (const g of only(x, y)) {
+    for (const h of only(y, x)) {
+      const [a, b] = [...g] as [string, string]
+      const [c, d] = [...h] as [string, string]
+      if ((a === c && b !== d && num(b) && num(d)) || (b === d && a !== c && num(a) && num(c))) return true
+    }
+  }
+  const neg = (u: string) => '不没无非未别勿莫否'.includes(u)
   const inserted = (a: Set<string>, b: Set<string>) =>
+    // `p n` only in a, `n c` anywhere in a, `p c` in b.
+    only(a, b).some((h) => {
+      const [p, n] = [...h] as [string, string]
+      return neg(n) && [...a].some((g) => [...g][0] === n && b.has(p + [...g][1]!))
+    }) ||
+    // `n c` only in a, nothing of a before n (a starts with it), a gram of b starting with c.
     only(a, b).some((g) => {
       const [n, c] = [...g] as [string, string]
-      if (!'不没无非未别勿莫否'.includes(n)) return false
-      const before = [...a].filter((h) => [...h][1] === n)
-      if (before.some((h) => !b.has(h) && b.has([...h][0]! + c))) return true
-      return before.length === 0 && [...b].some((h) => [...h][0] === c)
+      return neg(n) && ![...a].some((h) => [...h][1] === n) && [...b].some((h) => [...h][0] === c)
     })
   return inserted(x, y) || inserted(y, x)
 }

@@ -48,6 +48,15 @@ describe('Traditional → Simplified twins', () => {
     expect(toSimplified('向量和程式')).toBe('向量和程式') // vectors and formulas (Simplified usage)
   })
 
+  it('Simplified text with a few Traditional characters gets its characters converted, not Taiwan vocabulary', () => {
+    // A partly converted copy or variant characters: 程序 (program) is not Taiwan's 程序 (process),
+    // 文件 (file) not Taiwan's 文件 (document). As many Simplified-only characters as Traditional-only ones.
+    expect(toSimplified('简單易用的画圖程序')).toBe('简单易用的画图程序')
+    expect(normalizeText('ext4 文件係统工具')).toBe('ext4 文件系统工具')
+    // Traditional text keeps the vocabulary conversion, also with 台 (which both scripts write).
+    expect(toSimplified('台灣的軟體與檔案')).toBe('台湾的软件与文件')
+  })
+
   it('agrees with OpenCC twp on Taiwan text', () => {
     const texts = [
       '這個軟體的資訊安全做得很好', '他穿著藍色外套走進記憶體工廠', '網路印表機的驅動程式', '臺灣的計程車司機', '請按滑鼠右鍵以開啟檔案總管',
