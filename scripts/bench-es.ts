@@ -2,7 +2,7 @@
  * simdup on Elasticsearch against plain ingestion, on one node, interleaved:
  *
  *   npx tsx scripts/bench-es.ts [--n 20000] [--stream FILE] [--es http://127.0.0.1:9200] [--rounds 3]
- *     [--runs bulk,es,embedded] [--index-args="--no-minhash"] [--profile DIR] [--keep] [--json FILE]
+ *     [--runs bulk,es,embedded] [--before OTHER/bin/simdup.js] [--index-args="--no-minhash"] [--profile DIR] [--keep] [--json FILE]
  *
  * Each round runs every workload once, as a child process of its own (wall clock from spawn to
  * exit, startup included; peak RSS from /usr/bin/time), the order rotated from round to round so
@@ -14,6 +14,8 @@
  * - `es`: `simdup index FILE --es URL --index …` (this checkout's bin/simdup.js, dist/ built) into a
  *   fresh index: records only, every document decided.
  * - `embedded`: `simdup index FILE --store DIR`, the embedded store.
+ * - `es-before` (with `--before BIN`): `es` with another checkout's bin/simdup.js (its dist/ built),
+ *   for a before/after in the same rounds.
  *
  * The ratio of each round is taken in that round, the median of rounds reported. After each round
  * the two indices are force-merged to one segment and their `_stats` store sizes compared (records
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     es: { type: 'string', default: process.env.ES_URL ?? 'http://127.0.0.1:9200' },
     rounds: { type: 'string', default: '3' },
     runs: { type: 'string', default: 'bulk,es,embedded' },
+    before: { type: 'string' },
     'index-args': { type: 'string', default: '' },
     profile: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -91,18 +94,19 @@ if (values.child === 'bulk') {
 // ---------------------------------------------------------------- driver
 
 interface NodeTimes {
-  indexMs: number; refreshMs: number; mergeMs: number; flushMs: number; queryMs: number; queries: number; fetchMs: number; gcMs: number; cpuPercentSamples?: number
+  cpuMs: number; indexMs: number; refreshMs: number; mergeMs: number; flushMs: number; queryMs: number; queries: number; fetchMs: number; gcMs: number
 }
 
-interface RunTimes { wall: number; rssMb: number; node?: NodeTimes; bytes?: number }
+interface RunTimes { wall: number; rssMb: number; cpu: number; node?: NodeTimes; bytes?: number }
 
 const client = new Client({ node: values.es })
 
 async function nodeTimes(): Promise<NodeTimes> {
-  const res = await client.nodes.stats({ metric: ['indices', 'jvm'] })
-  const t: NodeTimes = { indexMs: 0, refreshMs: 0, mergeMs: 0, flushMs: 0, queryMs: 0, queries: 0, fetchMs: 0, gcMs: 0 }
+  const res = await client.nodes.stats({ metric: ['indices', 'jvm', 'process'] })
+  const t: NodeTimes = { cpuMs: 0, indexMs: 0, refreshMs: 0, mergeMs: 0, flushMs: 0, queryMs: 0, queries: 0, fetchMs: 0, gcMs: 0 }
   for (const n of Object.values(res.nodes)) {
     const i = n.indices!
+    t.cpuMs += n.process?.cpu?.total_in_millis ?? 0
     t.indexMs += i.indexing?.index_time_in_millis ?? 0
     t.refreshMs += i.refresh?.total_time_in_millis ?? 0
     t.mergeMs += i.merges?.total_time_in_millis ?? 0
@@ -121,22 +125,22 @@ function minus(a: NodeTimes, b: NodeTimes): NodeTimes {
   return out
 }
 
-/** Runs `node args…` under /usr/bin/time: wall seconds and peak RSS (MB). */
-function timed(args: string[]): Promise<{ wall: number; rssMb: number }> {
+/** Runs `node args…` under /usr/bin/time: wall seconds, peak RSS (MB), CPU seconds (user + system, worker threads included). */
+function timed(args: string[]): Promise<{ wall: number; rssMb: number; cpu: number }> {
   return new Promise((resolve, reject) => {
     const t = performance.now()
     // ES_URL would make `simdup index --store` refuse (--store and --es both given).
     const env = { ...process.env }
     delete env.ES_URL
-    const p = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
+    const p = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M cpu_s=%U+%S', process.execPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
     let err = ''
     p.stderr.on('data', (d: Buffer) => (err += d.toString()))
     p.on('error', reject)
     p.on('exit', (code) => {
       const wall = (performance.now() - t) / 1000
-      const m = /maxrss_kb=(\d+)/.exec(err)
+      const m = /maxrss_kb=(\d+) cpu_s=([\d.]+)\+([\d.]+)/.exec(err)
       if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}:\n${err.slice(-4000)}`))
-      else resolve({ wall, rssMb: m === null ? Number.NaN : Number(m[1]) / 1024 })
+      else resolve({ wall, rssMb: m === null ? Number.NaN : Number(m[1]) / 1024, cpu: m === null ? Number.NaN : Number(m[2]) + Number(m[3]) })
     })
   })
 }
@@ -161,11 +165,14 @@ function median(xs: number[]): number {
 const input = values.stream ?? (await streamFile(Number(values.n), Number(values.seed)))
 const n = readFileSync(input, 'utf8').split('\n').filter((l) => l.trim() !== '').length
 const runs = values.runs.split(',')
+if (values.before !== undefined && !runs.includes('es-before')) runs.push('es-before')
 const rounds = Number(values.rounds)
 const indexArgs = values['index-args'].split(' ').filter((a) => a !== '')
 const tag = `${process.pid}`
 const results: Record<string, RunTimes>[] = []
 const loads: number[] = []
+let sameDecisions = true
+let sameAsEmbedded = true
 const scratch = mkdtempSync(join(tmpdir(), 'simdup-bench-es-'))
 console.error(`${n} documents (${(statSync(input).size / 2 ** 20).toFixed(1)} MB) from ${input}; runs ${runs.join(', ')}; ${rounds} rounds; load ${loadavg()[0]!.toFixed(2)}`)
 
@@ -178,23 +185,26 @@ for (let r = 0; r < rounds; r++) {
     if (run === 'bulk') {
       indices.bulk = `bench-es-bulk-${tag}-${r}`
       args = ['--import', 'tsx', here, '--child', 'bulk', '--input', input, '--es', values.es, '--index', indices.bulk]
-    } else if (run === 'es') {
-      indices.es = `simdup-bench-es-${tag}-${r}`
-      const prof = values.profile !== undefined && r === rounds - 1 ? ['--cpu-prof', '--cpu-prof-dir', values.profile] : []
-      args = [...prof, bin, 'index', input, '--es', values.es, '--index', indices.es, '--out', join(scratch, 'es.jsonl'), '--quiet', ...indexArgs]
+    } else if (run === 'es' || run === 'es-before') {
+      const index = (indices[run] = `simdup-bench-${run}-${tag}-${r}`)
+      const prof = values.profile !== undefined && r === rounds - 1 && run === 'es' ? ['--cpu-prof', '--cpu-prof-dir', values.profile] : []
+      if (run === 'es-before' && values.before === undefined) throw new Error('es-before needs --before OTHER/bin/simdup.js')
+      args = [...prof, run === 'es' ? bin : values.before!, 'index', input, '--es', values.es, '--index', index, '--out', join(scratch, `${run}.jsonl`), '--quiet', ...indexArgs]
     } else if (run === 'embedded') {
       const dir = join(scratch, `store-${r}`)
       args = [bin, 'index', input, '--store', dir, '--out', join(scratch, 'embedded.jsonl'), '--quiet', ...indexArgs]
-    } else throw new Error(`unknown run ${run} (bulk, es, embedded)`)
+    } else throw new Error(`unknown run ${run} (bulk, es, embedded, es-before)`)
     const before = run === 'embedded' ? null : await nodeTimes()
     const t = await timed(args)
     const times: RunTimes = { ...t }
     if (before !== null) times.node = minus(await nodeTimes(), before)
     round[run] = times
-    console.error(`round ${r + 1} ${run}: ${t.wall.toFixed(1)} s, ${(n / t.wall).toFixed(0)} docs/s, peak RSS ${t.rssMb.toFixed(0)} MB`)
+    console.error(`round ${r + 1} ${run}: ${t.wall.toFixed(1)} s, ${(n / t.wall).toFixed(0)} docs/s, CPU ${t.cpu.toFixed(1)} s, peak RSS ${t.rssMb.toFixed(0)} MB`)
   }
   for (const [run, index] of Object.entries(indices)) round[run]!.bytes = await storeBytes(index)
   rmSync(join(scratch, `store-${r}`), { recursive: true, force: true })
+  if (round.es !== undefined && round.embedded !== undefined && readFileSync(join(scratch, 'es.jsonl'), 'utf8') !== readFileSync(join(scratch, 'embedded.jsonl'), 'utf8')) sameAsEmbedded = false
+  if (round['es-before'] !== undefined && readFileSync(join(scratch, 'es.jsonl'), 'utf8') !== readFileSync(join(scratch, 'es-before.jsonl'), 'utf8')) sameDecisions = false
   if (!values.keep || r < rounds - 1) for (const index of Object.values(indices)) await drop(index)
   loads.push(loadavg()[0]!)
   results.push(round)
@@ -205,13 +215,13 @@ for (let r = 0; r < rounds; r++) {
 
 const fmt = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–')
 console.log(`\n${n} documents, ${rounds} rounds, load average ${loads.map((l) => l.toFixed(1)).join(' / ')} after each round\n`)
-console.log('| run | docs/s (median) | wall s (rounds) | peak RSS MB | disk B/doc (force-merged) | node ms/doc: bulk index · refresh · merge · query (count/doc) · fetch · GC |')
-console.log('|---|---|---|---|---|---|')
+console.log('| run | docs/s (median) | wall s (rounds) | client CPU ms/doc | peak RSS MB | disk B/doc (force-merged) | node ms/doc: CPU · bulk index · refresh · merge · query (count/doc) · fetch · GC |')
+console.log('|---|---|---|---|---|---|---|')
 for (const run of runs) {
   const rs = results.map((x) => x[run]!)
   const nodeMs = (k: keyof NodeTimes): number => median(rs.map((x) => (x.node?.[k] ?? Number.NaN) / n))
-  const node = rs[0]!.node === undefined ? '–' : `${fmt(nodeMs('indexMs'), 3)} · ${fmt(nodeMs('refreshMs'), 3)} · ${fmt(nodeMs('mergeMs'), 3)} · ${fmt(nodeMs('queryMs'), 3)} (${fmt(nodeMs('queries'), 2)}) · ${fmt(nodeMs('fetchMs'), 3)} · ${fmt(nodeMs('gcMs'), 3)}`
-  console.log(`| ${run} | ${fmt(median(rs.map((x) => n / x.wall)))} | ${rs.map((x) => fmt(x.wall, 1)).join(' / ')} | ${fmt(Math.max(...rs.map((x) => x.rssMb)))} | ${fmt(median(rs.map((x) => (x.bytes ?? Number.NaN) / n)), 1)} | ${node} |`)
+  const node = rs[0]!.node === undefined ? '–' : `${fmt(nodeMs('cpuMs'), 3)} · ${fmt(nodeMs('indexMs'), 3)} · ${fmt(nodeMs('refreshMs'), 3)} · ${fmt(nodeMs('mergeMs'), 3)} · ${fmt(nodeMs('queryMs'), 3)} (${fmt(nodeMs('queries'), 2)}) · ${fmt(nodeMs('fetchMs'), 3)} · ${fmt(nodeMs('gcMs'), 3)}`
+  console.log(`| ${run} | ${fmt(median(rs.map((x) => n / x.wall)))} | ${rs.map((x) => fmt(x.wall, 1)).join(' / ')} | ${fmt(median(rs.map((x) => (1000 * x.cpu) / n)), 2)} | ${fmt(Math.max(...rs.map((x) => x.rssMb)))} | ${fmt(median(rs.map((x) => (x.bytes ?? Number.NaN) / n)), 1)} | ${node} |`)
 }
 const ratio = (a: string, b: string, f: (x: RunTimes) => number): string =>
   runs.includes(a) && runs.includes(b) ? `${fmt(median(results.map((x) => f(x[a]!) / f(x[b]!))), 2)}× (rounds ${results.map((x) => fmt(f(x[a]!) / f(x[b]!), 2)).join(', ')})` : '–'
@@ -220,6 +230,11 @@ console.log('')
 console.log(`simdup index --es / plain bulk, docs/s: ${ratio('es', 'bulk', speed)}`)
 console.log(`embedded store / plain bulk, docs/s: ${ratio('embedded', 'bulk', speed)}`)
 console.log(`simdup index --es / embedded store, docs/s: ${ratio('es', 'embedded', speed)}`)
+if (runs.includes('es') && runs.includes('embedded')) console.log(`decisions of --es identical to the embedded store's: ${sameAsEmbedded ? 'yes' : 'NO'}`)
+if (values.before !== undefined) {
+  console.log(`simdup index --es, this checkout / --before, docs/s: ${ratio('es', 'es-before', speed)}; client CPU: ${ratio('es', 'es-before', (x) => x.cpu)}`)
+  console.log(`decisions identical to --before: ${sameDecisions ? 'yes' : 'NO'}`)
+}
 console.log(`disk, dedup records / full documents: ${ratio('es', 'bulk', (x) => x.bytes ?? Number.NaN)}`)
 if (values.profile !== undefined) {
   console.log(`\nCPU profile of the last \`es\` run (${values.profile}), self time by stage:`)
