@@ -1,5 +1,5 @@
 /**
- * simdup on Elasticsearch against plain ingestion, on one node, interleaved:
+ * simdup on Elasticsearch against plain ingestion, on one node, interleaved (`npm run bench:es -- …`):
  *
  *   npx tsx scripts/bench-es.ts [--n 20000] [--stream FILE] [--es http://127.0.0.1:9200] [--rounds 3]
  *     [--runs bulk,es,embedded] [--before OTHER/bin/simdup.js] [--index-args="--no-minhash"] [--profile DIR] [--keep] [--json FILE]
