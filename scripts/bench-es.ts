@@ -145,11 +145,18 @@ function timed(args: string[]): Promise<{ wall: number; rssMb: number; cpu: numb
   })
 }
 
+/** Store size of `index` once force-merged to one segment without deleted documents (merged again until it is: a busy node can answer early). */
 async function storeBytes(index: string): Promise<number> {
   await client.indices.refresh({ index })
-  await client.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true })
-  const s = await client.indices.stats({ index, metric: ['store'] })
-  return s._all.primaries?.store?.size_in_bytes ?? Number.NaN
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await client.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true })
+    const s = await client.indices.stats({ index, metric: ['store', 'segments', 'docs'] })
+    const p = s._all.primaries
+    if ((p?.segments?.count ?? 0) <= 1 && (p?.docs?.deleted ?? 0) === 0) return p?.store?.size_in_bytes ?? Number.NaN
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+  }
+  console.error(`${index}: not one segment after 5 force-merges; size left out`)
+  return Number.NaN
 }
 
 async function drop(index: string): Promise<void> {
@@ -203,8 +210,18 @@ for (let r = 0; r < rounds; r++) {
   }
   for (const [run, index] of Object.entries(indices)) round[run]!.bytes = await storeBytes(index)
   rmSync(join(scratch, `store-${r}`), { recursive: true, force: true })
-  if (round.es !== undefined && round.embedded !== undefined && readFileSync(join(scratch, 'es.jsonl'), 'utf8') !== readFileSync(join(scratch, 'embedded.jsonl'), 'utf8')) sameAsEmbedded = false
-  if (round['es-before'] !== undefined && readFileSync(join(scratch, 'es.jsonl'), 'utf8') !== readFileSync(join(scratch, 'es-before.jsonl'), 'utf8')) sameDecisions = false
+  for (const [other, same] of [['embedded', () => (sameAsEmbedded = false)], ['es-before', () => (sameDecisions = false)]] as const) {
+    if (round.es === undefined || round[other] === undefined) continue
+    const a = readFileSync(join(scratch, 'es.jsonl'), 'utf8')
+    const b = readFileSync(join(scratch, `${other}.jsonl`), 'utf8')
+    if (a === b) continue
+    same()
+    // Kept for a look: the decisions of both runs of this round.
+    const keep = join(tmpdir(), `simdup-bench-es-${tag}-${r}`)
+    writeFileSync(`${keep}-es.jsonl`, a)
+    writeFileSync(`${keep}-${other}.jsonl`, b)
+    console.error(`  decisions of es and ${other} differ: ${keep}-es.jsonl, ${keep}-${other}.jsonl`)
+  }
   if (!values.keep || r < rounds - 1) for (const index of Object.values(indices)) await drop(index)
   loads.push(loadavg()[0]!)
   results.push(round)
