@@ -145,11 +145,14 @@ function timed(args: string[]): Promise<{ wall: number; rssMb: number; cpu: numb
   })
 }
 
-/** Store size of `index` once force-merged to one segment without deleted documents (merged again until it is: a busy node can answer early). */
+/** Store size of `index` once force-merged to one segment without deleted documents, refreshed and flushed (merged again until it is one). */
 async function storeBytes(index: string): Promise<number> {
   await client.indices.refresh({ index })
   for (let attempt = 0; attempt < 5; attempt++) {
     await client.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true })
+    // Until a refresh (and flush) an open reader keeps the merged-away segments' files, counted in the store size.
+    await client.indices.refresh({ index })
+    await client.indices.flush({ index })
     const s = await client.indices.stats({ index, metric: ['store', 'segments', 'docs'] })
     const p = s._all.primaries
     if ((p?.segments?.count ?? 0) <= 1 && (p?.docs?.deleted ?? 0) === 0) return p?.store?.size_in_bytes ?? Number.NaN
