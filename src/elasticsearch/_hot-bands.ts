@@ -16,10 +16,11 @@ import type { FingerprintRecord } from '../types.js'
  * out (another writer, seen by `sequence`). Another writer's records are seen at the latest when
  * an entry expires, after `ttlMs` (10 minutes in the store), or once its numbers overtake this store's.
  *
- * Bounded by age and by `maxTerms` (oldest entries dropped first). A record held for several terms
- * (documents that share content share several band terms, and each search reads its own copy) is
- * held as one object, shared by those entries: at 50,000 documents of scripts/bench-stream.ts the
- * entries' 41,665 records were 13,792 distinct.
+ * Bounded by age, by `maxTerms` and by `maxBytes`, an estimate of the heap its entries and records
+ * take (`recordBytes`; oldest entries dropped first, so a dropped term is simply asked again). A
+ * record held for several terms (documents that share content share several band terms, and each
+ * search reads its own copy) is held as one object, shared by those entries and counted once: at
+ * 50,000 documents of scripts/bench-stream.ts the entries' 41,665 records were 13,792 distinct.
  */
 export class HotBandCache {
   /** Term → its newest records, newest first; Map order is the order entries were filled. */
@@ -27,20 +28,30 @@ export class HotBandCache {
   /** Largest `seq` of a record the cache met (in an entry or a write). */
   private maxSeq = 0
   /** The one object of each record version in the entries (see `versionKey`), and how many entries hold it. */
-  private readonly held = new Map<string, { record: FingerprintRecord; refs: number }>()
+  private readonly held = new Map<string, { record: FingerprintRecord; refs: number; bytes: number }>()
+  /** Estimated heap of the entries and the records they hold (see `recordBytes`). */
+  private heldBytes = 0
 
   /**
    * @param size records kept per term (`maxPerBand + 1`: one lookup may exclude its own id).
    * @param ttlMs age after which an entry is asked again.
    * @param maxTerms cap on entries, oldest dropped first.
    * @param now clock in ms.
+   * @param maxBytes cap on the estimated heap of entries and records (`bytes`), oldest entries dropped first.
    */
   constructor(
     private readonly size: number,
     private readonly ttlMs: number,
     private readonly maxTerms: number,
     private readonly now: () => number = Date.now,
+    private readonly maxBytes: number = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** Estimated heap of the live entries and the distinct records they hold, in bytes. */
+  get bytes(): number {
+    this.prune()
+    return this.heldBytes
+  }
 
   /** Number of live entries. */
   get terms(): number {
@@ -73,6 +84,7 @@ export class HotBandCache {
     const old = this.entries.get(term)
     if (old !== undefined) this.drop(term, old.records)
     this.entries.set(term, { records, at: this.now() })
+    this.heldBytes += entryBytes(term, this.size)
     this.prune()
   }
 
@@ -99,18 +111,20 @@ export class HotBandCache {
         if (e.records.length > this.size) this.release(e.records.pop()!)
       }
     }
+    this.prune()
   }
 
   /** Drops every entry (deletes, another writer). */
   clear(): void {
     this.entries.clear()
     this.held.clear()
+    this.heldBytes = 0
   }
 
   private prune(): void {
     const oldest = this.now() - this.ttlMs
     for (const [term, e] of this.entries) {
-      if (e.at > oldest && this.entries.size <= this.maxTerms) break
+      if (e.at > oldest && this.entries.size <= this.maxTerms && this.heldBytes <= this.maxBytes) break
       this.drop(term, e.records)
     }
   }
@@ -119,7 +133,11 @@ export class HotBandCache {
   private hold(r: FingerprintRecord): FingerprintRecord {
     const key = versionKey(r)
     let h = this.held.get(key)
-    if (h === undefined) this.held.set(key, (h = { record: r, refs: 0 }))
+    if (h === undefined) {
+      const bytes = recordBytes(r) + stringBytes(key) + MAP_ENTRY_BYTES
+      this.held.set(key, (h = { record: r, refs: 0, bytes }))
+      this.heldBytes += bytes
+    }
     h.refs++
     return h.record
   }
@@ -127,13 +145,59 @@ export class HotBandCache {
   private release(r: FingerprintRecord): void {
     const key = versionKey(r)
     const h = this.held.get(key)
-    if (h !== undefined && --h.refs === 0) this.held.delete(key)
+    if (h !== undefined && --h.refs === 0) {
+      this.held.delete(key)
+      this.heldBytes -= h.bytes
+    }
   }
 
   private drop(term: string, records: readonly FingerprintRecord[]): void {
     this.entries.delete(term)
+    this.heldBytes -= entryBytes(term, this.size)
     for (const r of records) this.release(r)
   }
+}
+
+/** A Map entry (key, value, hash table slot) and the small object it points to. */
+const MAP_ENTRY_BYTES = 64
+/**
+ * The record object (its dozen fields in-object), its fingerprint object and two heap numbers: the
+ * parts `recordBytes` does not count string by string.
+ */
+const RECORD_OBJECT_BYTES = 192
+
+/** V8 heap of a string: header and characters (one byte each when all are Latin-1), 8-aligned. */
+function stringBytes(s: string | null | undefined): number {
+  if (s === null || s === undefined) return 0
+  // eslint-disable-next-line no-control-regex
+  const width = /^[\u0000-\u00ff]*$/.test(s) ? 1 : 2
+  return 16 + Math.ceil((s.length * width) / 8) * 8
+}
+
+function arrayBytes(a: readonly string[] | undefined): number {
+  if (a === undefined) return 0
+  let n = 16 + 8 * a.length
+  for (const s of a) n += stringBytes(s)
+  return n
+}
+
+/**
+ * Estimated heap of one record as parsed from a search answer (strings not shared with anything
+ * else): what the cache's byte bound counts. Checked against the heap in test/store/hot-bands.test.ts.
+ * @example recordBytes(record) // ≈ 900 for a record with a MinHash sketch and 8 band terms
+ */
+export function recordBytes(r: FingerprintRecord): number {
+  return (
+    RECORD_OBJECT_BYTES +
+    stringBytes(r.id) + stringBytes(r.contentHash) + stringBytes(r.urlHash) + stringBytes(r.titleHash) + stringBytes(r.clusterId) +
+    stringBytes(r.duplicateOf) + stringBytes(r.version) + stringBytes(r.sketch) + stringBytes(r.supersedes) + stringBytes(r.layer) +
+    arrayBytes(r.blocks) + arrayBytes(r.bands)
+  )
+}
+
+/** An entry: its term, its Map slot and object, and its array of `size` record references. */
+function entryBytes(term: string, size: number): number {
+  return stringBytes(term) + MAP_ENTRY_BYTES + 32 + 8 * size
 }
 
 /**

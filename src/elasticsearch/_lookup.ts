@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { BLOCK_SET_FIELDS, CANDIDATE_SOURCE, asksBlockSets, blockSets, distinctBlocks, matchesCandidateQuery, type BlockSetFormat } from './_query.js'
+import { BLOCK_SET_FIELDS, CANDIDATE_SOURCE, asksBlockSets, blockSets, distinctBlocks, matchesCandidateQuery, queryKeys, type BlockSetFormat } from './_query.js'
 import { KeyPostings } from './_keys.js'
 
 /**
@@ -164,11 +164,12 @@ export function assignCandidates(records: readonly FingerprintRecord[], queries:
     const seen = new Set<number>()
     postings.forEach(q, (i) => seen.add(i))
     const pc = popcount64(q.fingerprint)
+    const keys = queryKeys(q)
     const out: FingerprintRecord[] = []
     // Hit order, as the lookup's own search (sorted by _doc) would list them.
     for (const i of [...seen].sort((a, b) => a - b)) {
       const r = records[i]!
-      if (!matchesCandidateQuery(r, q, pc)) continue
+      if (!matchesCandidateQuery(r, q, pc, keys)) continue
       out.push(r)
       if (out.length >= limit) break
     }
@@ -310,19 +311,32 @@ export function addHotBandCandidates(
 export function boundBandTerms(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
   if (q.bands === undefined || q.bands.length === 0 || matches.length === 0) return [...matches]
   const noBands: CandidateQuery = { ...q, bands: [] }
+  const keys = queryKeys(noBands)
   const pc = popcount64(q.fingerprint)
+  // How often the query lists each term (a term listed twice counts twice, as one pass per listing would).
+  const listed = new Map<string, number>()
+  for (const b of q.bands) listed.set(b, (listed.get(b) ?? 0) + 1)
   const taken = new Map<string, number>()
+  /** The place (in the sorted matches) of the record that last counted each term: a record listing a term twice counts once. */
+  const countedAt = new Map<string, number>()
   const out: FingerprintRecord[] = []
   // Newest by first-insertion order (a batch's records share one indexedAt), as the engine bounds.
   const order = (r: FingerprintRecord): number => r.seq ?? Number.POSITIVE_INFINITY
-  for (const r of [...matches].sort((a, b) => order(b) - order(a) || b.indexedAt - a.indexedAt)) {
-    let keep = matchesCandidateQuery(r, noBands, pc)
-    for (const b of q.bands) {
-      if (r.bands === undefined || !r.bands.includes(b)) continue
-      const n = taken.get(b) ?? 0
-      if (n >= maxPerBand) continue
-      taken.set(b, n + 1)
-      keep = true
+  const sorted = [...matches].sort((a, b) => order(b) - order(a) || b.indexedAt - a.indexedAt)
+  for (let at = 0; at < sorted.length; at++) {
+    const r = sorted[at]!
+    let keep = matchesCandidateQuery(r, noBands, pc, keys)
+    // One pass over the record's own terms against the query's (a short text has dozens of each).
+    for (const b of r.bands ?? []) {
+      const times = listed.get(b)
+      if (times === undefined || countedAt.get(b) === at) continue
+      countedAt.set(b, at)
+      let n = taken.get(b) ?? 0
+      for (let t = 0; t < times && n < maxPerBand; t++) {
+        n++
+        keep = true
+      }
+      taken.set(b, n)
     }
     if (keep) out.push(r)
   }

@@ -83,6 +83,12 @@ export interface ElasticsearchStoreBaseOptions {
   pendingTtlMs?: number
   /** Cap on the pending list; the oldest entries go first (0 turns the list off). @default 50 000 */
   maxPending?: number
+  /**
+   * Cap on the heap of the hot band cache (the newest records of hot MinHash band terms, kept
+   * between batches; see _hot-bands.ts), in bytes as estimated per record; the oldest terms go
+   * first and are asked again when met (0 turns the cache off). @default 67 108 864 (64 MiB)
+   */
+  hotBandCacheBytes?: number
 }
 
 /** Options of `createElasticsearchStore`: a node URL (the store creates and closes the client) or a client you own. */
@@ -131,6 +137,7 @@ export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
   retries: 3,
   backoffMs: 200,
   maxPending: 50_000,
+  hotBandCacheBytes: 64 * 2 ** 20,
   requestTimeoutMs: 30_000,
 })
 
@@ -153,6 +160,7 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly backoffMs: number
   readonly pendingTtlMs: number | undefined
   readonly maxPending: number
+  readonly hotBandCacheBytes: number
   readonly requestTimeoutMs: number
 }
 
@@ -248,6 +256,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     backoffMs: integerOption('backoffMs', o.backoffMs, 0, 60_000),
     pendingTtlMs,
     maxPending: integerOption('maxPending', o.maxPending, 0, 10_000_000),
+    hotBandCacheBytes: integerOption('hotBandCacheBytes', o.hotBandCacheBytes, 0, 2 ** 40),
     requestTimeoutMs: integerOption('requestTimeoutMs', o.requestTimeoutMs ?? DEFAULT_ELASTICSEARCH_STORE_OPTIONS.requestTimeoutMs, 1, 3_600_000),
   })
 }

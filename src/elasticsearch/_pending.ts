@@ -1,6 +1,6 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
-import { matchesCandidateQuery } from './_query.js'
+import { matchesCandidateQuery, queryKeys } from './_query.js'
 import { KeyPostings } from './_keys.js'
 
 interface Entry {
@@ -81,9 +81,10 @@ export class PendingWrites {
     this.postings.forEach(q, (id) => ids.add(id))
     const out: FingerprintRecord[] = []
     const pc = popcount64(q.fingerprint)
+    const keys = queryKeys(q)
     for (const id of ids) {
       const r = this.entries.get(id)?.record
-      if (r != null && matchesCandidateQuery(r, q, pc)) out.push(r)
+      if (r != null && matchesCandidateQuery(r, q, pc, keys)) out.push(r)
     }
     return out
   }

@@ -175,7 +175,9 @@ class EsStore implements ElasticsearchStore {
       const ttl = this.options.pendingTtlMs ?? (this.visibilityMs === null ? null : Math.max(this.visibilityMs, MIN_PENDING_TTL_MS))
       if (ttl !== 0 && this.options.maxPending > 0) this.pending = new PendingWrites(ttl, this.options.maxPending)
     }
-    if (this.options.refresh !== false || this.pending !== null) this.hotCache = new HotBandCache(this.options.maxPerBand + 1, HOT_BAND_TTL_MS, HOT_BAND_TERMS)
+    if ((this.options.refresh !== false || this.pending !== null) && this.options.hotBandCacheBytes > 0) {
+      this.hotCache = new HotBandCache(this.options.maxPerBand + 1, HOT_BAND_TTL_MS, HOT_BAND_TERMS, Date.now, this.options.hotBandCacheBytes)
+    }
   }
 
   // ---- writes ----

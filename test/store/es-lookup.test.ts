@@ -2,7 +2,8 @@ import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { CandidateQuery, FingerprintRecord } from '../../src/types.js'
 import { boundBandTerms, groupLookups, unionSearchBody } from '../../src/elasticsearch/_lookup.js'
-import { blockSets, candidateQuery } from '../../src/elasticsearch/_query.js'
+import { blockSets, candidateQuery, matchesCandidateQuery } from '../../src/elasticsearch/_query.js'
+import { popcount64 } from '../../src/fingerprint/hamming.js'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
 import { T0, hash16, makeRecord, sharing } from './_records.js'
 
@@ -30,6 +31,49 @@ describe('boundBandTerms (the band bound on a search answer and on records not y
       for (const r of matches.filter((m) => m.bands!.includes(t)).sort((a, b) => b.indexedAt - a.indexedAt).slice(0, maxPerBand)) expected.add(r.id)
     }
     expect(boundBandTerms(matches, q, maxPerBand).map((r) => r.id).sort()).toEqual([...expected].sort())
+  })
+})
+
+/** boundBandTerms as it was written first (one `includes` per query term and record): the reference for the one-pass version. */
+function referenceBoundBandTerms(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
+  if (q.bands === undefined || q.bands.length === 0 || matches.length === 0) return [...matches]
+  const noBands: CandidateQuery = { ...q, bands: [] }
+  const pc = popcount64(q.fingerprint)
+  const taken = new Map<string, number>()
+  const out: FingerprintRecord[] = []
+  const order = (r: FingerprintRecord): number => r.seq ?? Number.POSITIVE_INFINITY
+  for (const r of [...matches].sort((a, b) => order(b) - order(a) || b.indexedAt - a.indexedAt)) {
+    let keep = matchesCandidateQuery(r, noBands, pc)
+    for (const b of q.bands) {
+      if (r.bands === undefined || !r.bands.includes(b)) continue
+      const n = taken.get(b) ?? 0
+      if (n >= maxPerBand) continue
+      taken.set(b, n + 1)
+      keep = true
+    }
+    if (keep) out.push(r)
+  }
+  return out
+}
+
+describe('boundBandTerms with short texts\' prefix terms (dozens a record, not positional)', () => {
+  const gram = (v: number): string => `s_0000${String(v).padStart(4, '0')}`
+  test.prop([
+    fc.array(fc.record({ bands: fc.array(fc.nat(12), { maxLength: 20 }), seq: fc.nat(40), sameContent: fc.boolean(), again: fc.boolean() }), { maxLength: 30 }),
+    fc.array(fc.nat(12), { minLength: 1, maxLength: 20 }),
+    fc.integer({ min: 1, max: 6 }),
+  ])('keeps what the term-by-term version keeps, in the same order (repeated terms and records included)', (specs, queryTerms, maxPerBand) => {
+    const q: CandidateQuery = {
+      fingerprint: BASE, blocks: fingerprintBlocks(BASE), minMatch: 1, maxDistance: 3,
+      contentHash: hash16('content:q'), urlHash: null, titleHash: null, bands: queryTerms.map(gram),
+    }
+    const matches: FingerprintRecord[] = []
+    specs.forEach((s, i) => {
+      const r = makeRecord(`doc-${i}`, OTHER, { seq: s.seq, indexedAt: T0 + i, urlHash: null, titleHash: null, bands: s.bands.map(gram), ...(s.sameContent ? { contentHash: q.contentHash! } : {}) })
+      matches.push(r)
+      if (s.again) matches.push(r)
+    })
+    expect(boundBandTerms(matches, q, maxPerBand)).toEqual(referenceBoundBandTerms(matches, q, maxPerBand))
   })
 })
 
@@ -78,7 +122,8 @@ describe('blockSets (the block route as one terms match)', () => {
     })
     for (const format of [1, 2] as const) {
       expect(groupLookups(lookups, 500, format)).toHaveLength(1)
-      const body = JSON.stringify(unionSearchBody(lookups.map((l) => l.query), 10_000, format))
+      // The query only: the `_source` list names dedup.blocks (read back), the query must not ask it.
+      const body = JSON.stringify(unionSearchBody(lookups.map((l) => l.query), 10_000, format).query)
       expect(body).not.toContain('dedup.blocks')
       expect(body).toContain(format === 1 ? '"dedup.block_sets"' : '"dedup.block_sets_v2"')
       for (const l of lookups) for (const set of blockSets(l.query.blocks, format)) expect(body).toContain(set)

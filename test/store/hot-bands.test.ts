@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import type { FingerprintRecord } from '../../src/types.js'
-import { HotBandCache } from '../../src/elasticsearch/_hot-bands.js'
+import { HotBandCache, recordBytes } from '../../src/elasticsearch/_hot-bands.js'
 import { makeRecord } from './_records.js'
 
 const term = (v: number): string => `m0_0000000${v}`
@@ -20,11 +20,14 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
 )
 
 describe('HotBandCache (a hot band term\'s newest records, kept between lookups)', () => {
-  test.prop([fc.array(arbOp, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 3 })], { numRuns: 500 })(
-    'what it holds for a term is always that term\'s newest records of all written (brute-force oracle)',
-    (ops, size, maxTerms) => {
+  test.prop(
+    [fc.array(arbOp, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, 1500, 3000, 6000, Number.POSITIVE_INFINITY)],
+    { numRuns: 500 },
+  )(
+    'what it holds for a term is always that term\'s newest records of all written (brute-force oracle), within its byte bound',
+    (ops, size, maxTerms, maxBytes) => {
       let now = 0
-      const cache = new HotBandCache(size, 100, maxTerms, () => now)
+      const cache = new HotBandCache(size, 100, maxTerms, () => now, maxBytes)
       const written = new Map<string, FingerprintRecord>()
       let n = 0
       const newest = (t: string): string[] =>
@@ -38,7 +41,10 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
             // A search sees all but the newest `unseen` records of the term, which the pending list holds.
             const all = [...written.values()].filter((r) => r.bands!.includes(t)).sort((a, b) => b.seq! - a.seq!)
             cache.set(t, all.slice(op.unseen, op.unseen + size), all.slice(0, op.unseen))
-            expect(cache.get(t)!.map((r) => r.id)).toEqual(newest(t))
+            // Held unless the byte bound drops it at once (then it is asked again next time).
+            const got = cache.get(t)
+            if (maxBytes === Number.POSITIVE_INFINITY) expect(got).toBeDefined()
+            if (got !== undefined) expect(got.map((r) => r.id)).toEqual(newest(t))
           }
         } else if (op.kind === 'put') {
           const records = op.bands.map((bands) => makeRecord(`doc-${n++}`, { hi: n, lo: 0 }, { seq: n, bands: bands.map(term) }))
@@ -59,6 +65,12 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
         for (const e of inside.entries.values()) for (const r of e.records) objects.set(r, (objects.get(r) ?? 0) + 1)
         expect([...inside.held.values()].map((h) => [h.record, h.refs])).toEqual(expect.arrayContaining([...objects]))
         expect(inside.held.size).toBe(objects.size)
+        // The byte count is that of what is held now (nothing leaks from the count), and within the bound.
+        let bytes = 0
+        for (const r of objects.keys()) bytes += recordBytes(r)
+        expect(cache.bytes).toBeGreaterThanOrEqual(bytes)
+        expect(cache.bytes).toBeLessThanOrEqual(maxBytes)
+        if (inside.entries.size === 0) expect(cache.bytes).toBe(0)
       }
     },
   )
@@ -86,5 +98,21 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
     // Refilling a term keeps the other entries' object.
     cache.set(term(1), [{ ...a }], [])
     expect(cache.get(term(1))![0]).toBe(cache.get(term(2))![0])
+  })
+
+  test('the byte bound drops the oldest terms first, and a record shared by terms is counted once', () => {
+    const records = Array.from({ length: 6 }, (_, i) => makeRecord(`r${i}`, { hi: i, lo: 0 }, { seq: i + 1, bands: [term(i), term(9)], sketch: `m:${'0'.repeat(136)}` }))
+    const one = new HotBandCache(2, 1e9, 100)
+    one.set(term(0), [records[0]!], [])
+    const single = one.bytes
+    // A second term holding the same record costs its entry only.
+    one.set(term(9), [{ ...records[0]! }], [])
+    expect(one.bytes - single).toBeLessThan(recordBytes(records[0]!))
+    const cache = new HotBandCache(2, 1e9, 100, Date.now, 3 * single)
+    for (let i = 0; i < 6; i++) cache.set(term(i), [records[i]!], [])
+    expect(cache.bytes).toBeLessThanOrEqual(3 * single)
+    expect(cache.get(term(0))).toBeUndefined()
+    expect(cache.get(term(5))?.map((r) => r.id)).toEqual(['r5'])
+    expect(cache.terms).toBe(3)
   })
 })
