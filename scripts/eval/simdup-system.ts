@@ -1,4 +1,5 @@
 /** simdup itself as an EvalSystem: the default configuration on an in-memory store. */
+import { appendFileSync } from 'node:fs'
 import { createDeduplicator, openMemoryStore, type DeduplicatorOptions } from '../../src/index.js'
 import type { EvalSystem } from './systems.js'
 
@@ -20,6 +21,9 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
         for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '', ...(x.supersedes === undefined ? {} : { supersedes: x.supersedes }), ...(x.status === 'rejected' ? { rejected: true } : {}) })
       }
       await store.close()
+      // SIMDUP_EVAL_DECISIONS=file: every decision of every run appended as JSONL (to diff two versions' decisions).
+      const dump = process.env.SIMDUP_EVAL_DECISIONS
+      if (dump !== undefined && dump !== '') appendFileSync(dump, out.map((x) => JSON.stringify(x)).join('\n') + '\n')
       return out
     },
   }
