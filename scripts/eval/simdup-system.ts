@@ -13,7 +13,8 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
   return {
     name,
     async run(docs) {
-      const store = await openMemoryStore()
+      // SIMDUP_EVAL_STORE_OPTIONS: the embedded store's options (JSON), e.g. bounds off for a brute-force comparison.
+      const store = await openMemoryStore(JSON.parse(process.env.SIMDUP_EVAL_STORE_OPTIONS ?? '{}') as Parameters<typeof openMemoryStore>[0])
       const dedup = createDeduplicator({ ...options, store })
       const out = []
       for (let i = 0; i < docs.length; i += 500) {
