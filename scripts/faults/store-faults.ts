@@ -50,6 +50,8 @@ const KILLS = SHORT ? 2 : 6
 const ONLY = flag('--only')?.split(',')
 const wanted = (name: string): boolean => ONLY === undefined || ONLY.includes(name)
 const ES_URL = process.env.ES_URL
+// The CLI reads ES_URL itself: the embedded cases run without it (the Elasticsearch ones pass --es).
+const { ES_URL: _esUrl, ...CHILD_ENV } = process.env
 
 const work = mkdtempSync(join(tmpdir(), 'simdup-store-faults-'))
 const t0 = Date.now()
@@ -71,7 +73,7 @@ function skip(kase: string, store: string, promise: string, why: string): void {
 function cli(args: string[], options: { stdin?: number | string; env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> {
   const stdio = typeof options.stdin === 'number' ? [options.stdin, 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe']
   return spawnSync(process.execPath, [BIN, ...args], {
-    cwd: work, encoding: 'utf8', stdio: stdio as never, env: { ...process.env, ...options.env },
+    cwd: work, encoding: 'utf8', stdio: stdio as never, env: { ...CHILD_ENV, ...options.env },
     ...(typeof options.stdin === 'string' ? { input: options.stdin } : {}),
   })
 }
@@ -79,7 +81,7 @@ function cli(args: string[], options: { stdin?: number | string; env?: NodeJS.Pr
 /** Starts `simdup` (optionally in a new PID namespace); resolves its exit code. */
 function start(args: string[], prefix: string[] = []): { pid: number; done: Promise<number | null>; kill: () => void; stderr: () => string } {
   const [cmd, ...rest] = [...prefix, process.execPath, BIN, ...args]
-  const child = spawn(cmd!, rest, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(cmd!, rest, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], env: CHILD_ENV })
   let err = ''
   child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s))
   const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
@@ -154,8 +156,16 @@ const ELASTIC: Target = { name: 'elasticsearch', args: (id) => ['--es', ES_URL!,
 
 // --- cases --------------------------------------------------------------------------------------
 
-async function crash(t: Target): Promise<void> {
-  const input = writeInput(`crash-${t.name}.jsonl`, DOCS, 7)
+/** The first line where two files differ, for the table's detail. */
+function firstDiff(a: string, b: string): string {
+  const x = readLines(join(work, a))
+  const y = readLines(join(work, b))
+  const i = x.findIndex((l, k) => l !== y[k])
+  return i < 0 ? (x.length === y.length ? '' : `${x.length} vs ${y.length} lines`) : `line ${i + 1}: ${x[i]?.slice(0, 160)} | ${y[i]?.slice(0, 160)}`
+}
+
+async function crash(t: Target, docs: number): Promise<void> {
+  const input = writeInput(`crash-${t.name}.jsonl`, docs, 7)
   const clean = cli(['index', input, ...t.args('crash-clean'), '--out', `crash-clean-${t.name}.jsonl`, '--batch', '50', '--quiet'])
   if (clean.status !== 0) return record('crash', t.name, 'kill -9 then run again = clean run', false, `clean run exit ${clean.status}: ${clean.stderr.trim()}`)
   const cleanRecords = await t.read('crash-clean')
@@ -178,7 +188,7 @@ async function crash(t: Target): Promise<void> {
   const same = again.status === 0 && readFileSync(join(work, `crash-final-${t.name}.jsonl`), 'utf8') === readFileSync(join(work, `crash-clean-${t.name}.jsonl`), 'utf8')
   const stored = JSON.stringify(decisionsOf(records)) === JSON.stringify(decisionsOf(cleanRecords))
   record('crash: kill -9 at random points', t.name, 'then run again: decisions and store equal a clean run; nothing acknowledged lost', same && stored && lost.length === 0,
-    `${killed} of ${KILLS} killed mid-run, ${acknowledged.size} acknowledged before kills, ${lost.length} lost; decisions ${same ? 'equal' : 'DIFFER'}, store ${stored ? 'equal' : 'DIFFERS'}`)
+    `${killed} of ${KILLS} killed mid-run, ${acknowledged.size} acknowledged before kills, ${lost.length} lost; decisions ${same ? 'equal' : `DIFFER (${firstDiff(`crash-final-${t.name}.jsonl`, `crash-clean-${t.name}.jsonl`)})`}, store ${stored ? 'equal' : 'DIFFERS'}`)
 }
 
 /** The store directory after one run of `input`, and the log's size after it. */
@@ -310,7 +320,7 @@ function outputs(): void {
 }
 
 async function update(t: Target): Promise<void> {
-  const input = writeInput(`update-${t.name}.jsonl`, SHORT ? 400 : 1200, 51)
+  const input = writeInput(`update-${t.name}.jsonl`, SHORT ? 300 : 1200, 51)
   const id = 'update'
   const one = cli(['index', input, ...t.args(id), '--out', `update-1-${t.name}.jsonl`, '--batch', '37', '--quiet'])
   const first = await t.read(id)
@@ -338,8 +348,8 @@ await buildIfStale()
 const es = await esAnswers()
 try {
   if (wanted('crash')) {
-    await crash(EMBEDDED)
-    if (es) await crash(ELASTIC)
+    await crash(EMBEDDED, DOCS)
+    if (es) await crash(ELASTIC, SHORT ? 300 : 1000)
     else skip('crash: kill -9 at random points', 'elasticsearch', 'then run again = clean run', 'ES_URL not set or not answering')
   }
   if (wanted('damage')) damage()
