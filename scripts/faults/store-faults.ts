@@ -165,7 +165,7 @@ function firstDiff(a: string, b: string): string {
 }
 
 async function crash(t: Target, docs: number): Promise<void> {
-  const input = writeInput(`crash-${t.name}.jsonl`, docs, 7)
+  const input = writeInput(`crash-${t.name}.jsonl`, docs, 7, false)
   const clean = cli(['index', input, ...t.args('crash-clean'), '--out', `crash-clean-${t.name}.jsonl`, '--batch', '50', '--quiet'])
   if (clean.status !== 0) return record('crash', t.name, 'kill -9 then run again = clean run', false, `clean run exit ${clean.status}: ${clean.stderr.trim()}`)
   const cleanRecords = await t.read('crash-clean')
@@ -319,18 +319,19 @@ function outputs(): void {
   record('outputs: --out /dev/null with a rejected line', 'any', 'no default rejects file beside a device', r4.status === 0 && !existsSync('/dev/null.rejects.jsonl'), `exit ${r4.status}`)
 }
 
-async function update(t: Target): Promise<void> {
-  const input = writeInput(`update-${t.name}.jsonl`, SHORT ? 300 : 1200, 51)
-  const id = 'update'
-  const one = cli(['index', input, ...t.args(id), '--out', `update-1-${t.name}.jsonl`, '--batch', '37', '--quiet'])
+async function update(t: Target, docs: number, seed = 51): Promise<void> {
+  const id = `update-${docs}`
+  const input = writeInput(`${id}-${t.name}.jsonl`, docs, seed)
+  const out = (k: number) => `${id}-${k}-${t.name}.jsonl`
+  const one = cli(['index', input, ...t.args(id), '--out', out(1), '--batch', '37', '--quiet'])
   const first = await t.read(id)
-  const two = cli(['index', input, ...t.args(id), '--out', `update-2-${t.name}.jsonl`, '--batch', '53', '--quiet'])
+  const two = cli(['index', input, ...t.args(id), '--out', out(2), '--batch', '53', '--quiet'])
   const second = await t.read(id)
-  const same = readFileSync(join(work, `update-1-${t.name}.jsonl`), 'utf8') === readFileSync(join(work, `update-2-${t.name}.jsonl`), 'utf8')
+  const same = readFileSync(join(work, out(1)), 'utf8') === readFileSync(join(work, out(2)), 'utf8')
   const stored = JSON.stringify(decisionsOf(first)) === JSON.stringify(decisionsOf(second))
   const bad = await problems(second)
-  record('update: re-used ids, run twice', t.name, 'a re-run equals the first run; clusters keep representatives; pointers verify', one.status === 0 && two.status === 0 && same && stored && bad.length === 0,
-    `decisions ${same ? 'equal' : 'DIFFER'}, store ${stored ? 'equal' : 'DIFFERS'}, ${bad.length} problem(s)${bad.length > 0 ? `: ${bad.slice(0, 2).join('; ')}` : ''}`)
+  record(`update: ${docs} docs, ~8 % re-used ids, run twice`, t.name, 'a re-run equals the first run; clusters keep representatives; pointers verify', one.status === 0 && two.status === 0 && same && stored && bad.length === 0,
+    `decisions ${same ? 'equal' : `DIFFER (${firstDiff(out(2), out(1))})`}, store ${stored ? 'equal' : 'DIFFERS'}, ${bad.length} problem(s)${bad.length > 0 ? `: ${bad.slice(0, 2).join('; ')}` : ''}`)
 }
 
 // --- run ----------------------------------------------------------------------------------------
@@ -356,8 +357,11 @@ try {
   if (wanted('concurrency')) await concurrency()
   if (wanted('outputs')) outputs()
   if (wanted('update')) {
-    await update(EMBEDDED)
-    if (es) await update(ELASTIC)
+    await update(EMBEDDED, 300)
+    if (es) await update(ELASTIC, 300)
+    // Known open (docs/GUARANTEES.md, "Not covered"): at 1,500 documents, where a URL is shared by
+    // more than the store's 16 records per key, one decision in 1,500 differs. The full form shows it.
+    if (!SHORT) await update(EMBEDDED, 1500, 7)
     else skip('update: re-used ids, run twice', 'elasticsearch', 'a re-run equals the first run', 'ES_URL not set or not answering')
   }
 } finally {
