@@ -175,7 +175,7 @@ async function crash(t: Target, docs: number): Promise<void> {
   for (let k = 0; k < KILLS; k++) {
     const out = `crash-out-${t.name}-${k}.jsonl`
     const run = start(['index', input, ...t.args('crash'), '--out', out, '--batch', '50', '--quiet'])
-    await sleep(1500 + rnd() * 3000)
+    await sleep(3000 + rnd() * 6000)
     run.kill()
     if ((await run.done) === null) killed++
     // --out is renamed in only at the end: a killed run's decisions are in its temporary file
@@ -187,7 +187,7 @@ async function crash(t: Target, docs: number): Promise<void> {
   const lost = [...acknowledged].filter((id) => !records.has(id))
   const same = again.status === 0 && readFileSync(join(work, `crash-final-${t.name}.jsonl`), 'utf8') === readFileSync(join(work, `crash-clean-${t.name}.jsonl`), 'utf8')
   const stored = JSON.stringify(decisionsOf(records)) === JSON.stringify(decisionsOf(cleanRecords))
-  record('crash: kill -9 at random points', t.name, 'then run again: decisions and store equal a clean run; nothing acknowledged lost', same && stored && lost.length === 0,
+  record('crash: kill -9 at random points', t.name, 'then run again: decisions and store equal a clean run; nothing acknowledged lost', same && stored && lost.length === 0 && killed > 0,
     `${killed} of ${KILLS} killed mid-run, ${acknowledged.size} acknowledged before kills, ${lost.length} lost; decisions ${same ? 'equal' : `DIFFER (${firstDiff(`crash-final-${t.name}.jsonl`, `crash-clean-${t.name}.jsonl`)})`}, store ${stored ? 'equal' : 'DIFFERS'}`)
 }
 
@@ -359,10 +359,10 @@ try {
   if (wanted('update')) {
     await update(EMBEDDED, 300)
     if (es) await update(ELASTIC, 300)
+    else skip('update: 300 docs, ~8 % re-used ids, run twice', 'elasticsearch', 'a re-run equals the first run', 'ES_URL not set or not answering')
     // Known open (docs/GUARANTEES.md, "Not covered"): at 1,500 documents, where a URL is shared by
     // more than the store's 16 records per key, one decision in 1,500 differs. The full form shows it.
     if (!SHORT) await update(EMBEDDED, 1500, 7)
-    else skip('update: re-used ids, run twice', 'elasticsearch', 'a re-run equals the first run', 'ES_URL not set or not answering')
   }
 } finally {
   for (const index of created) await fetch(new URL(`/${index}`, ES_URL), { method: 'DELETE' }).catch(() => undefined)
