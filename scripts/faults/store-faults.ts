@@ -175,7 +175,13 @@ async function crash(t: Target, docs: number): Promise<void> {
   for (let k = 0; k < KILLS; k++) {
     const out = `crash-out-${t.name}-${k}.jsonl`
     const run = start(['index', input, ...t.args('crash'), '--out', out, '--batch', '50', '--quiet'])
-    await sleep(3000 + rnd() * 6000)
+    // Killed once its decisions file holds a random share of the input (5-80 %), wherever in a
+    // batch's write that falls.
+    const target = Math.floor(docs * (0.05 + rnd() * 0.75))
+    let ended = false
+    void run.done.then(() => (ended = true))
+    const temp = join(work, `.${out}.${run.pid}.tmp`)
+    while (!ended && (!existsSync(temp) || readLines(temp).length < target)) await sleep(30)
     run.kill()
     if ((await run.done) === null) killed++
     // --out is renamed in only at the end: a killed run's decisions are in its temporary file
