@@ -6,7 +6,7 @@ import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, o
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
-import { BatchIndex } from './_batch-index.js'
+import { Overlay, reelect, sameContent } from './_reelect.js'
 import { boundCandidates } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
@@ -93,8 +93,10 @@ export class Deduplicator {
     // finishing a crashed one, decides exactly as one clean run (see `isEarlier`).
     const seqs = docs.length === 0 ? [] : await o.store.sequence(docs.map((d) => d.id))
     const queries = effective.map((d, i) => ({ ...candidateQuery(d, o, since), maxSeq: seqs[i]! }))
+    // The stored record of each id: an id stored with other content is an update (see `reelect`).
+    const before = docs.length === 0 ? new Map<string, FingerprintRecord>() : await o.store.get([...new Set(docs.map((d) => d.id))])
     // Resume: documents stored with their keys already are replayed from their records (see `replay`).
-    const resume = o.resume && docs.length > 0 ? await this.resumable(effective) : null
+    const resume = o.resume && docs.length > 0 ? await this.resumable(effective, before) : null
     const bounds = o.store.candidateBounds
     // A store that can answer band terms alone is asked for them only where they may matter
     // (`bandsMayMatter`): the band route's reads and records are most of the MinHash route's cost.
@@ -118,8 +120,23 @@ export class Deduplicator {
       })
     }
 
-    const batchIds = new Set<string>()
-    const batch = new BatchIndex(o)
+    // What this batch decided or re-pointed so far: later documents see it, not the store's copies.
+    const overlay = new Overlay(o.store, o)
+    const batchIds = overlay.ids
+    const batch = overlay.batch
+    // An update's old cluster is read ahead (one read each, at once) for the ids whose content moved.
+    for (let i = 0; i < docs.length; i++) {
+      const old = before.get(docs[i]!.id)
+      if (old !== undefined && !sameKeys(old, effective[i]!, this.version)) overlay.prefetch(old.clusterId)
+    }
+    const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]): Match | null =>
+      choose(r, q, found, batch.candidates(r), batchIds, bounds, o).match
+    // Records an update re-pointed, and the document whose update did.
+    const repointed: FingerprintRecord[] = []
+    const causeOf = new Map<string, PreparedDocument>()
+    // Ids whose store copy holds other content than their newest version in this batch: that copy
+    // may hold a slot of a key's or band term's newest in a store answer (`untied`).
+    const moved = new Set<string>()
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     const supersedesOf = new Map<PreparedDocument, string>()
@@ -148,8 +165,7 @@ export class Deduplicator {
         if (replayed !== undefined) {
           if (templates !== null && original.host !== null) templates.observe(original.host, this.linesOf(original, filtered), { clusterId: stored.clusterId, duplicate: stored.duplicateOf !== null })
           if (stored.supersedes !== undefined) supersedesOf.set(original, stored.supersedes)
-          batchIds.add(d.id)
-          batch.add(stored)
+          overlay.set(stored)
           recordOf.set(original, stored)
           matchOf.set(original, replayed)
           resumedDocs.add(original)
@@ -163,11 +179,12 @@ export class Deduplicator {
       const earlier = batch.candidates(d)
       // Writers that ran at once hand out equal seqs (order is then by id): a record of d's seq
       // first indexed after d can hold a slot of a band term's newest `maxPerBand` that one
-      // sequential run gives an earlier record. Then (rare: only after concurrent writers) every
-      // band match is asked for and bounded among the earlier records (`choose`), as reconcile does.
+      // sequential run gives an earlier record. So can the store copy of an id updated earlier in
+      // this batch (its old band terms). Then (rare: only after concurrent writers, or an update)
+      // every band match is asked for and bounded among the earlier records (`choose`), as reconcile does.
       let whole = banded[i]!
       const untied = async (list: FingerprintRecord[]): Promise<FingerprintRecord[]> => {
-        if (!list.some((r) => r.seq === subject.seq && r.id > subject.id)) return list
+        if (!list.some((r) => (r.seq === subject.seq && r.id > subject.id) || moved.has(r.id))) return list
         whole = true
         return (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? []
       }
@@ -209,17 +226,35 @@ export class Deduplicator {
       if (d.bands.length > 0) record.bands = d.bands
       if (previous !== null) record.supersedes = previous.id
       if (match !== null && match.layer === 'simhash' && match.rule !== null) record.rule = match.rule
-      // A re-indexed id replaces its earlier copy in the batch too.
-      batchIds.add(d.id)
-      batch.add(record)
+      // A re-indexed id replaces its earlier copy in the batch too. An update (other content, or
+      // another cluster) re-points the old cluster's members in the same put.
+      const old = overlay.latest.get(d.id) ?? before.get(d.id)
+      const storedCopy = before.get(d.id)
+      if (storedCopy !== undefined && !sameContent(storedCopy, record)) moved.add(d.id)
+      else moved.delete(d.id)
+      overlay.set(record)
       recordOf.set(original, record)
       matchOf.set(original, match)
+      if (old !== undefined) {
+        for (const r of await reelect(o.store, o, overlay, redecide, old, record)) {
+          repointed.push(r)
+          causeOf.set(r.id, original)
+        }
+      }
     }
     const records = [...recordOf].filter(([doc]) => !resumedDocs.has(doc)).map(([, r]) => r)
+    // Re-pointed records after the documents: the newest version of each id is put last.
+    for (const r of repointed) if (overlay.latest.get(r.id) === r) records.push(r)
     const failed = new Map<string, Error>()
     if (records.length > 0) {
       const result = await o.store.put(records)
       for (const f of result.failed) failed.set(f.id, f.error)
+      // A re-pointing the store did not write fails the document whose update it belonged to.
+      const docIds = new Set(docs.map((d) => d.id))
+      for (const f of result.failed) {
+        const cause = causeOf.get(f.id)
+        if (cause !== undefined && !docIds.has(f.id) && !failed.has(cause.id)) failed.set(cause.id, new Error(`re-pointing \`${f.id}\` of its old cluster failed: ${f.error.message}`))
+      }
     }
 
     return items.map((item): Decision => {
@@ -259,8 +294,7 @@ export class Deduplicator {
    * `get`), and the records those name as `duplicateOf` (a second `get` for the ones not in the
    * batch), which their matches are verified against.
    */
-  private async resumable(docs: readonly PreparedDocument[]): Promise<{ stored: (FingerprintRecord | undefined)[]; targets: Map<string, FingerprintRecord> }> {
-    const got = await this.options.store.get([...new Set(docs.map((d) => d.id))])
+  private async resumable(docs: readonly PreparedDocument[], got: ReadonlyMap<string, FingerprintRecord>): Promise<{ stored: (FingerprintRecord | undefined)[]; targets: Map<string, FingerprintRecord> }> {
     const stored = docs.map((d) => {
       const r = got.get(d.id)
       return r !== undefined && sameKeys(r, d, this.version) ? r : undefined
@@ -345,7 +379,7 @@ interface Filtered {
  * the batch (bestMatch skips d's own id and whatever was first indexed after d); on a tie the
  * stored one wins.
  */
-function choose(
+export function choose(
   subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
   batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
 ): { keep: Set<FingerprintRecord>; match: Match | null } {

@@ -1,6 +1,8 @@
 import { integerOption } from '../errors.js'
 import { boundCandidates } from './_bounds.js'
-import type { FingerprintRecord, Layer } from '../types.js'
+import type { CandidateQuery, FingerprintRecord, Layer } from '../types.js'
+import { choose } from './deduplicator.js'
+import { Overlay, reelect, relinkVersions } from './_reelect.js'
 import type { Deduplicator } from './deduplicator.js'
 import { OPTION_LIMITS } from './options.js'
 import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, previousVersion, type Match } from './match.js'
@@ -151,61 +153,33 @@ function withSupersedes(r: FingerprintRecord, id: string | null): FingerprintRec
   return id === null ? rest : { ...rest, supersedes: id }
 }
 
-/** Most records of one URL whose version links a delete derives again. */
-const MAX_VERSIONS_RELINKED = 100_000
-
 /**
- * Deletes documents; a deleted representative hands its cluster to the earliest remaining member
- * (which becomes unique), and every record that named a deleted id as `duplicateOf` or
- * `clusterId` is re-pointed: nothing is left pointing at a deleted id. The version links of a
- * deleted record's URL are derived again without it (`supersedes` skips it; deleting the newest
- * version makes the one before it the newest).
+ * Deletes documents; the members of a deleted record's cluster are re-pointed as one clean run
+ * leaves them (`reelect`): those that matched a deleted record are decided again against the
+ * records first indexed before them (distance, layer and rule re-decided; unique when the rules
+ * accept none, the earliest such one then representative of what is left), the rest follow their
+ * target's cluster. Nothing is left pointing at a deleted id, nor at a record the rules reject.
+ * The version links of a deleted record's URL are derived again without it (`supersedes` skips
+ * it; deleting the newest version makes the one before it the newest). Re-pointed records are
+ * written in one put, then the deletes.
  * @example await deleteDocuments(store, ['a'])
  */
 export async function deleteDocuments(dedup: Deduplicator, ids: readonly string[]): Promise<{ deleted: number; reassigned: number }> {
-  const store = dedup.options.store
+  const o = dedup.options
+  const store = o.store
   await store.refresh()
   const existing = await store.get(ids)
-  const gone = new Set(existing.keys())
-  let reassigned = 0
-  const updates = new Map<string, FingerprintRecord>()
-  for (const id of gone) {
-    const record = existing.get(id)!
-    const members = (await store.members(record.clusterId, 100_000)).filter((m) => !gone.has(m.id))
-    if (record.clusterId === id) {
-      members.sort(compareOrder)
-      const heir = members[0]
-      for (const m of members) {
-        const cur = updates.get(m.id) ?? m
-        const next: FingerprintRecord =
-          m === heir
-            ? { ...cur, clusterId: heir.id, duplicateOf: null, distance: null, layer: null }
-            : { ...cur, clusterId: heir!.id, duplicateOf: gone.has(cur.duplicateOf ?? '') || cur.duplicateOf === id ? heir!.id : cur.duplicateOf }
-        updates.set(m.id, next)
-      }
-    } else {
-      for (const m of members) {
-        const cur = updates.get(m.id) ?? m
-        if (cur.duplicateOf === id) updates.set(m.id, { ...cur, duplicateOf: record.clusterId })
-      }
-    }
-  }
-  // Version links: each URL that lost a record gets its links derived again without it (the
-  // record after a deleted version now supersedes the one before it, if their contents differ; a
-  // deleted newest version leaves the one before it newest).
+  const overlay = new Overlay(store, o)
+  for (const id of existing.keys()) overlay.gone.add(id)
+  const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]): Match | null =>
+    choose(r, q, found, overlay.batch.candidates(r), overlay.ids, store.candidateBounds, o).match
+  for (const record of [...existing.values()].sort(compareOrder)) await reelect(store, o, overlay, redecide, record, null)
+  // Version links: each URL that lost a record gets its links derived again without it.
   const urls = [...new Set([...existing.values()].map((r) => r.urlHash).filter((h): h is string => h !== null))]
-  if (urls.length > 0) {
-    for (const versions of await store.byUrl(urls, MAX_VERSIONS_RELINKED)) {
-      const live = versions.filter((v) => !gone.has(v.id)).map((v) => updates.get(v.id) ?? v)
-      for (const v of live) {
-        const previous = previousVersion(v, live, dedup.options)?.id ?? null
-        if (previous !== (v.supersedes ?? null)) updates.set(v.id, withSupersedes(v, previous))
-      }
-    }
-  }
-  reassigned = updates.size
-  if (updates.size > 0) await store.put([...updates.values()])
-  await store.delete([...gone])
+  await relinkVersions(store, o, overlay, urls)
+  const updates = [...overlay.latest.values()]
+  if (updates.length > 0) await store.put(updates)
+  await store.delete([...overlay.gone])
   await store.refresh()
-  return { deleted: gone.size, reassigned }
+  return { deleted: overlay.gone.size, reassigned: updates.length }
 }

@@ -103,6 +103,29 @@ describe('re-running an input decides as one clean run (Elasticsearch)', () => {
     await store.close()
   }, 120_000)
 
+  // One run (five passes over 120 documents, each update a few more round trips): 60-90 s at load 10-25.
+  test.prop([fc.integer()], { numRuns: 1, endOnFailure: true })('with about 8 % re-used ids (updates), a second run and a run cut short then run again repeat the clean run', async (seed) => {
+    const docs = copyStream(seed, 120) // updates: each re-elects its old cluster in the same bulk
+    expect(new Set(docs.map((d) => d.id)).size).toBeLessThan(docs.length)
+    const cleanIndex = nextIndex()
+    const clean = await run(cleanIndex, docs, seed)
+    const cleanStored = await stored(cleanIndex)
+    // The embedded store decides the same stream alike.
+    const memory = await openMemoryStore()
+    expect(decided(await runInBatches(createDeduplicator({ store: memory, analyzer }), docs, seed + 9))).toEqual(clean)
+    expect(await storedDecisions(memory)).toEqual(cleanStored)
+    await memory.close()
+    await run(cleanIndex, docs, seed + 1)
+    expect(await stored(cleanIndex)).toEqual(cleanStored)
+    const cut = nextIndex()
+    await run(cut, docs.slice(0, Math.floor(mulberry32(seed)() * docs.length)), seed + 3)
+    expect(await run(cut, docs, seed + 4)).toEqual(clean)
+    expect(await stored(cut)).toEqual(cleanStored)
+    const store = await open(cut)
+    await expectConsistent(store)
+    await store.close()
+  }, 600_000)
+
   test('reconcile repairs forward pointers', { timeout: 60_000 }, async () => {
     const docs = copyStream(11, 100, false)
     const index = nextIndex()
