@@ -11,10 +11,7 @@ function watched(store: FingerprintStore, whole: boolean): { store: FingerprintS
   const queries: CandidateQuery[] = []
   const proxy = new Proxy(store, {
     get(target, p) {
-      if (p === 'candidateBounds' && whole) {
-        const { blockRoute: _cut, ...bounds } = target.candidateBounds
-        return bounds
-      }
+      if (p === 'candidateBounds' && whole) return { perKey: target.candidateBounds.perKey, perBand: target.candidateBounds.perBand }
       if (p === 'candidates') {
         return (qs: readonly CandidateQuery[]) => {
           queries.push(...qs)
