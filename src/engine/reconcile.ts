@@ -2,7 +2,7 @@ import { integerOption } from '../errors.js'
 import { boundCandidates } from './_bounds.js'
 import type { CandidateQuery, FingerprintRecord, Layer } from '../types.js'
 import { choose } from './deduplicator.js'
-import { Overlay, reelect, relinkVersions } from './_reelect.js'
+import { Overlay, reelect } from './_reelect.js'
 import type { Deduplicator } from './deduplicator.js'
 import { OPTION_LIMITS } from './options.js'
 import { candidateQuery, compareMatches, compareOrder, isEarlier, matchCandidate, previousVersion, type Match } from './match.js'
@@ -173,10 +173,9 @@ export async function deleteDocuments(dedup: Deduplicator, ids: readonly string[
   for (const id of existing.keys()) overlay.gone.add(id)
   const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]): Match | null =>
     choose(r, q, found, overlay.batch.candidates(r), overlay.ids, store.candidateBounds, o).match
+  // Each deleted record's cluster and the version links of its URL (`reelect` derives them again
+  // for the records after it: the ones before cannot change).
   for (const record of [...existing.values()].sort(compareOrder)) await reelect(store, o, overlay, redecide, record, null)
-  // Version links: each URL that lost a record gets its links derived again without it.
-  const urls = [...new Set([...existing.values()].map((r) => r.urlHash).filter((h): h is string => h !== null))]
-  await relinkVersions(store, o, overlay, urls)
   const updates = [...overlay.latest.values()]
   if (updates.length > 0) await store.put(updates)
   await store.delete([...overlay.gone])
