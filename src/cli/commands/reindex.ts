@@ -42,7 +42,8 @@ redone (--restart forces it).
   --title            also match on equal, non-generic titles (off by default)
   --no-url           skip the canonical-URL layer
   --no-exact         skip the exact-content layer
-  --no-minhash       no MinHash route (half the memory per document, lower recall)
+  --no-minhash       no MinHash route: changes decisions (lower recall), not cost: the sketch
+                     is still computed and stored
   --no-templates     keep every line: do not learn the lines on most pages of a site (its
                      template) and leave them out of later documents' fingerprints
   --workers N        worker threads for fingerprinting: ${REINDEX_LIMITS.workers.min} to ${REINDEX_LIMITS.workers.max} (default ${REINDEX_LIMITS.workers.default}: in-process)
