@@ -25,7 +25,10 @@ import { gramRank } from './_gram-order.js'
  * `p n` (the other lacks it) and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
  * the other has a gram starting with `c` ("推荐" / "不推荐"). A negation character inside an
  * ordinary word that was replaced (特别 → 晚上, 非常, 未来) is no veto.
- * A text of fewer than `MIN_GRAMS` grams (no content, or one character) is only ever an exact duplicate.
+ * A text without content units ("。", "————", ":(") is only ever an exact duplicate. A text of one
+ * content unit has one pseudo-gram (the unit and 0, which no content unit is), and a text of one
+ * gram or pseudo-gram matches only a text of the same one ("漂亮" / "漂亮！", "好" / "好！"; never
+ * "错误" / "栈错误"): the similarity rules need `MIN_GRAMS` grams of the smaller set.
  *
  * **Candidates: prefix filtering** (AllPairs, Bayardo et al. 2007; PPJoin, Xiao et al. 2008). In
  * one global order of grams (rarest first, by the shipped frequency table, ties by a hash of the
@@ -37,7 +40,7 @@ import { gramRank } from './_gram-order.js'
 
 /** Largest number of content characters of a text decided by the exact short-text route. */
 export const SHORT_GRAM_MAX_CHARS = 150
-/** Fewest grams of a text the short-text rules may match (fewer: exact duplicates only). */
+/** Fewest grams of the smaller set for the similarity rules (fewer: only an equal set matches). */
 export const MIN_GRAMS = 2
 /**
  * The loosest thresholds the indexed prefixes serve: `jaccard`, `containment`, and the largest
@@ -192,7 +195,7 @@ function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32
 export interface GramSet {
   /** `s:` + 8 hex digits per gram key, ascending. */
   sketch: string
-  /** Prefix-filter terms (`s_` + 8 hex digits), rarest first; empty below `MIN_GRAMS`. */
+  /** Prefix-filter terms (`s_` + 8 hex digits), rarest first; empty for a text without content units. */
   terms: string[]
 }
 
@@ -204,12 +207,13 @@ export function gramSet(normalized: string): GramSet {
   const distinct = gramKeys(normalized)
   let sketch = GRAM_SET_PREFIX
   for (const k of distinct) sketch += hex32(k)
-  return { sketch, terms: distinct.length < MIN_GRAMS ? [] : prefixTerms(distinct) }
+  return { sketch, terms: distinct.length === 0 ? [] : prefixTerms(distinct) }
 }
 
-/** The distinct gram keys (`a << 16 | b`) of a normalised text, ascending. */
+/** The distinct gram keys (`a << 16 | b`) of a normalised text, ascending; one content unit `a` gives `a << 16`. */
 export function gramKeys(normalized: string): Uint32Array {
   const n = loadUnits(normalized)
+  if (n === 1) return Uint32Array.of((units[0]! << 16) >>> 0)
   const keys = new Uint32Array(Math.max(0, n - 1))
   for (let i = 0; i + 1 < n; i++) keys[i] = ((units[i]! << 16) | units[i + 1]!) >>> 0
   keys.sort()
@@ -308,7 +312,8 @@ function numeralChanged(): boolean {
  * The exact short-text verdict of two gram-set sketches (`s:`): Jaccard ≥ `minGramJaccard`, or
  * containment (shared grams over the smaller set's) ≥ `minContainment` with the smaller set of at
  * least `minContainedGrams` grams and the larger at most `SHORT_GRAM_FLOOR.ratio` times it; never
- * when the sets differ in a veto gram, or either has fewer than `MIN_GRAMS`.
+ * when the sets differ in a veto gram, or either is empty; a set of fewer than `MIN_GRAMS` only
+ * when both are equal.
  * @example gramVerdict(gramSet('usb接口只有两个').sketch, gramSet('usb接口只有两个少了点').sketch, t).rule // 'containment'
  */
 export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdict {
@@ -356,7 +361,7 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)
   const containment = small === 0 ? 0 : both / small
   let rule: GramVerdict['rule'] = null
-  if (!veto && small >= MIN_GRAMS) {
+  if (!veto && (small >= MIN_GRAMS || (small > 0 && both === large))) {
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
     else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
   }

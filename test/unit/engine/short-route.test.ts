@@ -28,6 +28,11 @@ describe('short texts (issue 24)', () => {
     // Numbers are content (fp/9: 0.3 was cut into 0 and 3).
     ['同比上涨1.2%', '同比上涨2.1%'],
     ['上涨0.3%', '上涨3.0%'],
+    // One gram or one character: only the same one (the bounds of the equal-set rule).
+    ['错误', '栈错误'],
+    ['好', '好评'],
+    ['好', '不好'],
+    ['漂亮', '很漂亮'],
   ])('%s / %s: not duplicates', async (a, b) => {
     expect((await decide(a, b)).status).toBe('unique')
   })
@@ -45,6 +50,10 @@ describe('short texts (issue 24)', () => {
     [SENTENCES.slice(0, 80), `${SENTENCES.slice(0, 80)}。${OTHER.slice(0, 60)}`, 'containment'],
     // One character changed in 140.
     [SENTENCES.slice(0, 140), `${SENTENCES.slice(0, 60)}X${SENTENCES.slice(61, 140)}`, 'short-text'],
+    // One gram or one character and other punctuation (fp/11: only exact duplicates).
+    ['漂亮', '漂亮！', 'short-text'],
+    ['谢谢!!', '谢谢!', 'short-text'],
+    ['好', '好！', 'short-text'],
   ])('%s / %s: duplicates by rule %s', async (a, b, rule) => {
     const d = await decide(a, b)
     expect(d.status).toBe('duplicate')
