@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { hex32 } from '../bits.js'
 import { gramRank } from './_gram-order.js'
 
@@ -15,7 +16,10 @@ import { gramRank } from './_gram-order.js'
  * units in one 32-bit key (`a << 16 | b`), exact, no hash collisions. Bigrams and not trigrams:
  * most Chinese words are two characters, and a text of 10 characters has 9 bigrams but 8
  * trigrams, of which one variant character spoils three instead of two. Normalisation has mapped
- * Traditional to Simplified (迴→回, 裡→里) and full-width to ASCII already.
+ * Traditional to Simplified (迴→回, 裡→里) and full-width to ASCII already, when the text holds a
+ * Traditional-only character; the grams fold variant characters besides (異體字, whatever the
+ * rest of the text: 於→于, 壹→一, 仝→同, 峯→峰; `data/variant-fold.txt`, built from Unihan by
+ * scripts/build-variant-fold.ts), so a copy with a few variant characters keeps its grams.
  *
  * **Meaning kept.** Two texts are never short duplicates, whatever their resemblance, when a
  * figure was *changed* (each has a gram with a digit the other lacks: "上涨1.2%" / "上涨2.1%"; a
@@ -56,6 +60,18 @@ const NEGATIONS = '不没无非未别勿莫否'
 /** Chinese numerals: a figure written in words (二十载, 三月二日, 两个). */
 const NUMERALS = '零一二三四五六七八九十百千万亿两'
 
+let FOLD: Uint16Array | null = null
+/** The variant fold (`data/variant-fold.txt`: a character, a tab, what it becomes) as a unit → unit table, 0 = kept; loaded on first use. */
+function variantFold(): Uint16Array {
+  if (FOLD !== null) return FOLD
+  const t = new Uint16Array(0x10000)
+  for (const line of readFileSync(new URL('../../data/variant-fold.txt', import.meta.url), 'utf8').split('\n')) {
+    if (line.length === 3 && line.charCodeAt(1) === 9) t[line.charCodeAt(0)] = line.charCodeAt(2)
+  }
+  FOLD = t
+  return t
+}
+
 let CONTENT: Uint8Array | null = null
 /** 1 for a UTF-16 unit that is content (letters, digits, surrogates), 2 for a digit, 3 for a negation, 4 for a Chinese numeral; built on first use. */
 function unitClass(): Uint8Array {
@@ -72,13 +88,16 @@ function unitClass(): Uint8Array {
 
 let units = new Uint16Array(1024)
 
-/** Fills `units` with the content units of `text` (ASCII lower-cased); returns their number. */
+/** Fills `units` with the content units of `text` (ASCII lower-cased, variant characters folded); returns their number. */
 function loadUnits(text: string): number {
   const cls = unitClass()
+  const fold = variantFold()
   if (units.length < text.length) units = new Uint16Array(Math.max(text.length, units.length * 2))
   let n = 0
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i)
+    const f = fold[c]!
+    if (f !== 0) c = f
     const k = cls[c]!
     if (k === 0) {
       // A decimal point between two digits is part of the number.

@@ -33,6 +33,8 @@ describe('short texts (issue 24)', () => {
     ['好', '好评'],
     ['好', '不好'],
     ['漂亮', '很漂亮'],
+    // A variant character folded is still a figure: 肆 is 四 (fp/12 folds it; the numeral veto holds).
+    ['锦瑟无端五十弦，一弦一柱思华年。', '锦瑟无端肆十弦，一弦一柱思华年。'],
   ])('%s / %s: not duplicates', async (a, b) => {
     expect((await decide(a, b)).status).toBe('unique')
   })
@@ -54,6 +56,10 @@ describe('short texts (issue 24)', () => {
     ['漂亮', '漂亮！', 'short-text'],
     ['谢谢!!', '谢谢!', 'short-text'],
     ['好', '好！', 'short-text'],
+    // Variant characters (異體字) in an otherwise Simplified text (fp/11: J 0.68–0.73, unique).
+    ['运去金成铁，时来铁似金，读书须用意，一字值千金。', '运去金成铁，时来铁似金，读书须用意，壹字值千金。', 'short-text'],
+    ['因为离同学家近，这次就住了海逸。', '因为离仝学家近，这次就住了海逸。', 'short-text'],
+    ['用于 xrootd 的加密库的轻量级版本', '用於 xrootd 的加密库的轻量级版本', 'short-text'],
   ])('%s / %s: duplicates by rule %s', async (a, b, rule) => {
     const d = await decide(a, b)
     expect(d.status).toBe('duplicate')

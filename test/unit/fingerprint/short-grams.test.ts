@@ -111,6 +111,18 @@ describe('short-text gram sets (issue 24)', () => {
     expect(v('酒店位置方便，早餐丰富', '酒店位置方便，早餐丰富。未经授权不得转载')).toBe(false)
   })
 
+  test('variant characters fold to one form; two characters in common use never do', () => {
+    const same = (a: string, b: string) => gramSet(a).sketch === gramSet(b).sketch
+    expect(same('壹字值千金', '一字值千金')).toBe(true)
+    expect(same('用於', '用于')).toBe(true)
+    expect(same('高峯', '高峰')).toBe(true)
+    expect(same('他说', '她说')).toBe(false)
+    expect(same('用于', '用与')).toBe(false)
+    // Folded into a negation or a numeral, the vetoes see it: 沒 is 没, 肆 is 四.
+    const t = { minGramJaccard: 0.85, minContainment: 0.9, minContainedGrams: 6 }
+    expect(gramVerdict(gramSet('这个东西有用，质量也好').sketch, gramSet('这个东西沒有用，质量也好').sketch, t).veto).toBe(true)
+  })
+
   test('fitsShortRoute counts content characters only', () => {
     expect(fitsShortRoute('。'.repeat(1000))).toBe(true)
     expect(fitsShortRoute('好'.repeat(150))).toBe(true)
