@@ -51,13 +51,6 @@ export const MIN_GRAMS = 2
  * ratio of the two set sizes for containment. User thresholds below them are refused.
  */
 export const SHORT_GRAM_FLOOR = Object.freeze({ jaccard: 0.5, containment: 0.75, ratio: 2 })
-/**
- * Containment is the rule for a text with something added (a line, a clause, a promo): the
- * larger set's own grams must outnumber the smaller's own grams this many times over. Two texts
- * of one template with a word replaced ("…的英语手册" / "…的荷兰语手册", "文件系统工具" /
- * "文件系统库") have about as many of each, and are left to the Jaccard rule.
- */
-export const ADDED_OVER_REPLACED = 2
 /** Prefix of a gram-set sketch (`t:` term sets, `m:` MinHash). */
 export const GRAM_SET_PREFIX = 's:'
 /** Prefix of a prefix-filter term (kept among the record's band terms; `m<i>_` are MinHash bands). */
@@ -337,8 +330,7 @@ function numeralChanged(): boolean {
 /**
  * The exact short-text verdict of two gram-set sketches (`s:`): Jaccard ≥ `minGramJaccard`, or
  * containment (shared grams over the smaller set's) ≥ `minContainment` with the smaller set of at
- * least `minContainedGrams` grams, the larger at most `SHORT_GRAM_FLOOR.ratio` times it and more
- * than `ADDED_OVER_REPLACED` times as many grams of its own as the smaller has; never
+ * least `minContainedGrams` grams and the larger at most `SHORT_GRAM_FLOOR.ratio` times it; never
  * when the sets differ in a veto gram, or either is empty; a set of fewer than `MIN_GRAMS` only
  * when both are equal.
  * @example gramVerdict(gramSet('usb接口只有两个').sketch, gramSet('usb接口只有两个少了点').sketch, t).rule // 'containment'
@@ -390,7 +382,7 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let rule: GramVerdict['rule'] = null
   if (!veto && (small >= MIN_GRAMS || (small > 0 && both === large))) {
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
-    else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small && large - both > ADDED_OVER_REPLACED * (small - both)) rule = 'containment'
+    else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
   }
   return { jaccard, containment, veto, rule, resemblance: rule === 'containment' ? containment : jaccard }
 }
