@@ -200,7 +200,8 @@ function gramRule(a: string, aTerms: readonly string[] | undefined, b: string, b
   const nb = sketchGrams(b)
   const small = Math.min(na, nb)
   const large = Math.max(na, nb)
-  if (small < MIN_GRAMS) return null
+  // Below MIN_GRAMS only an equal set matches (漂亮 / 漂亮！): the same size first.
+  if (small === 0 || (small < MIN_GRAMS && large !== small)) return null
   const contain = large <= SHORT_GRAM_FLOOR.ratio * small && small >= t.minContainedGrams
   if (small / large < t.minGramJaccard && !contain) return null
   // Prefix terms come first in a record's band terms (a long text's MinHash bands after them).

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { hex32 } from '../bits.js'
 import { gramRank } from './_gram-order.js'
 
@@ -15,7 +16,10 @@ import { gramRank } from './_gram-order.js'
  * units in one 32-bit key (`a << 16 | b`), exact, no hash collisions. Bigrams and not trigrams:
  * most Chinese words are two characters, and a text of 10 characters has 9 bigrams but 8
  * trigrams, of which one variant character spoils three instead of two. Normalisation has mapped
- * Traditional to Simplified (迴→回, 裡→里) and full-width to ASCII already.
+ * Traditional to Simplified (迴→回, 裡→里) and full-width to ASCII already, when the text holds a
+ * Traditional-only character; the grams fold variant characters besides (異體字, whatever the
+ * rest of the text: 於→于, 壹→一, 仝→同, 峯→峰; `data/variant-fold.txt`, built from Unihan by
+ * scripts/build-variant-fold.ts), so a copy with a few variant characters keeps its grams.
  *
  * **Meaning kept.** Two texts are never short duplicates, whatever their resemblance, when a
  * figure was *changed* (each has a gram with a digit the other lacks: "上涨1.2%" / "上涨2.1%"; a
@@ -25,7 +29,10 @@ import { gramRank } from './_gram-order.js'
  * `p n` (the other lacks it) and `n c` where the other has `p c` ("我喜欢" / "我不喜欢"), or starts with `n c` where
  * the other has a gram starting with `c` ("推荐" / "不推荐"). A negation character inside an
  * ordinary word that was replaced (特别 → 晚上, 非常, 未来) is no veto.
- * A text of fewer than `MIN_GRAMS` grams (no content, or one character) is only ever an exact duplicate.
+ * A text without content units ("。", "————", ":(") is only ever an exact duplicate. A text of one
+ * content unit has one pseudo-gram (the unit and 0, which no content unit is), and a text of one
+ * gram or pseudo-gram matches only a text of the same one ("漂亮" / "漂亮！", "好" / "好！"; never
+ * "错误" / "栈错误"): the similarity rules need `MIN_GRAMS` grams of the smaller set.
  *
  * **Candidates: prefix filtering** (AllPairs, Bayardo et al. 2007; PPJoin, Xiao et al. 2008). In
  * one global order of grams (rarest first, by the shipped frequency table, ties by a hash of the
@@ -37,7 +44,7 @@ import { gramRank } from './_gram-order.js'
 
 /** Largest number of content characters of a text decided by the exact short-text route. */
 export const SHORT_GRAM_MAX_CHARS = 150
-/** Fewest grams of a text the short-text rules may match (fewer: exact duplicates only). */
+/** Fewest grams of the smaller set for the similarity rules (fewer: only an equal set matches). */
 export const MIN_GRAMS = 2
 /**
  * The loosest thresholds the indexed prefixes serve: `jaccard`, `containment`, and the largest
@@ -52,6 +59,18 @@ export const GRAM_TERM_PREFIX = 's_'
 const NEGATIONS = '不没无非未别勿莫否'
 /** Chinese numerals: a figure written in words (二十载, 三月二日, 两个). */
 const NUMERALS = '零一二三四五六七八九十百千万亿两'
+
+let FOLD: Uint16Array | null = null
+/** The variant fold (`data/variant-fold.txt`: a character, a tab, what it becomes) as a unit → unit table, 0 = kept; loaded on first use. */
+function variantFold(): Uint16Array {
+  if (FOLD !== null) return FOLD
+  const t = new Uint16Array(0x10000)
+  for (const line of readFileSync(new URL('../../data/variant-fold.txt', import.meta.url), 'utf8').split('\n')) {
+    if (line.length === 3 && line.charCodeAt(1) === 9) t[line.charCodeAt(0)] = line.charCodeAt(2)
+  }
+  FOLD = t
+  return t
+}
 
 let CONTENT: Uint8Array | null = null
 /** 1 for a UTF-16 unit that is content (letters, digits, surrogates), 2 for a digit, 3 for a negation, 4 for a Chinese numeral; built on first use. */
@@ -69,13 +88,16 @@ function unitClass(): Uint8Array {
 
 let units = new Uint16Array(1024)
 
-/** Fills `units` with the content units of `text` (ASCII lower-cased); returns their number. */
+/** Fills `units` with the content units of `text` (ASCII lower-cased, variant characters folded); returns their number. */
 function loadUnits(text: string): number {
   const cls = unitClass()
+  const fold = variantFold()
   if (units.length < text.length) units = new Uint16Array(Math.max(text.length, units.length * 2))
   let n = 0
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i)
+    const f = fold[c]!
+    if (f !== 0) c = f
     const k = cls[c]!
     if (k === 0) {
       // A decimal point between two digits is part of the number.
@@ -192,7 +214,7 @@ function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32
 export interface GramSet {
   /** `s:` + 8 hex digits per gram key, ascending. */
   sketch: string
-  /** Prefix-filter terms (`s_` + 8 hex digits), rarest first; empty below `MIN_GRAMS`. */
+  /** Prefix-filter terms (`s_` + 8 hex digits), rarest first; empty for a text without content units. */
   terms: string[]
 }
 
@@ -204,12 +226,13 @@ export function gramSet(normalized: string): GramSet {
   const distinct = gramKeys(normalized)
   let sketch = GRAM_SET_PREFIX
   for (const k of distinct) sketch += hex32(k)
-  return { sketch, terms: distinct.length < MIN_GRAMS ? [] : prefixTerms(distinct) }
+  return { sketch, terms: distinct.length === 0 ? [] : prefixTerms(distinct) }
 }
 
-/** The distinct gram keys (`a << 16 | b`) of a normalised text, ascending. */
+/** The distinct gram keys (`a << 16 | b`) of a normalised text, ascending; one content unit `a` gives `a << 16`. */
 export function gramKeys(normalized: string): Uint32Array {
   const n = loadUnits(normalized)
+  if (n === 1) return Uint32Array.of((units[0]! << 16) >>> 0)
   const keys = new Uint32Array(Math.max(0, n - 1))
   for (let i = 0; i + 1 < n; i++) keys[i] = ((units[i]! << 16) | units[i + 1]!) >>> 0
   keys.sort()
@@ -308,7 +331,8 @@ function numeralChanged(): boolean {
  * The exact short-text verdict of two gram-set sketches (`s:`): Jaccard ≥ `minGramJaccard`, or
  * containment (shared grams over the smaller set's) ≥ `minContainment` with the smaller set of at
  * least `minContainedGrams` grams and the larger at most `SHORT_GRAM_FLOOR.ratio` times it; never
- * when the sets differ in a veto gram, or either has fewer than `MIN_GRAMS`.
+ * when the sets differ in a veto gram, or either is empty; a set of fewer than `MIN_GRAMS` only
+ * when both are equal.
  * @example gramVerdict(gramSet('usb接口只有两个').sketch, gramSet('usb接口只有两个少了点').sketch, t).rule // 'containment'
  */
 export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdict {
@@ -356,7 +380,7 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)
   const containment = small === 0 ? 0 : both / small
   let rule: GramVerdict['rule'] = null
-  if (!veto && small >= MIN_GRAMS) {
+  if (!veto && (small >= MIN_GRAMS || (small > 0 && both === large))) {
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
     else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
   }

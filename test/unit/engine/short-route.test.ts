@@ -28,6 +28,13 @@ describe('short texts (issue 24)', () => {
     // Numbers are content (fp/9: 0.3 was cut into 0 and 3).
     ['同比上涨1.2%', '同比上涨2.1%'],
     ['上涨0.3%', '上涨3.0%'],
+    // One gram or one character: only the same one (the bounds of the equal-set rule).
+    ['错误', '栈错误'],
+    ['好', '好评'],
+    ['好', '不好'],
+    ['漂亮', '很漂亮'],
+    // A variant character folded is still a figure: 肆 is 四 (fp/12 folds it; the numeral veto holds).
+    ['锦瑟无端五十弦，一弦一柱思华年。', '锦瑟无端肆十弦，一弦一柱思华年。'],
   ])('%s / %s: not duplicates', async (a, b) => {
     expect((await decide(a, b)).status).toBe('unique')
   })
@@ -45,6 +52,14 @@ describe('short texts (issue 24)', () => {
     [SENTENCES.slice(0, 80), `${SENTENCES.slice(0, 80)}。${OTHER.slice(0, 60)}`, 'containment'],
     // One character changed in 140.
     [SENTENCES.slice(0, 140), `${SENTENCES.slice(0, 60)}X${SENTENCES.slice(61, 140)}`, 'short-text'],
+    // One gram or one character and other punctuation (fp/11: only exact duplicates).
+    ['漂亮', '漂亮！', 'short-text'],
+    ['谢谢!!', '谢谢!', 'short-text'],
+    ['好', '好！', 'short-text'],
+    // Variant characters (異體字) in an otherwise Simplified text (fp/11: J 0.68–0.73, unique).
+    ['运去金成铁，时来铁似金，读书须用意，一字值千金。', '运去金成铁，时来铁似金，读书须用意，壹字值千金。', 'short-text'],
+    ['因为离同学家近，这次就住了海逸。', '因为离仝学家近，这次就住了海逸。', 'short-text'],
+    ['用于 xrootd 的加密库的轻量级版本', '用於 xrootd 的加密库的轻量级版本', 'short-text'],
   ])('%s / %s: duplicates by rule %s', async (a, b, rule) => {
     const d = await decide(a, b)
     expect(d.status).toBe('duplicate')
