@@ -140,7 +140,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
 
   await readRoutes(app, { dedup: o.dedup, queue: writes, texts })
 
-  app.get('/healthz', { schema: { summary: 'Liveness: the store answers', response: ERROR_RESPONSES } }, async () => ({ status: 'ok', documents: await store.count(), queue: writes.depth }))
+  app.get('/healthz', { schema: { summary: 'Liveness: the store answers', response: ERROR_RESPONSES } }, async () => ({ status: 'ok', documents: await writes.read(() => store.count()), queue: writes.depth }))
   app.get('/metrics', { schema: { summary: 'Prometheus metrics (text format)', hide: false } }, async (_req, reply) => {
     const text = await metrics.registry.metrics()
     return reply.type(metrics.registry.contentType).send(text)
