@@ -11,6 +11,14 @@ export interface WriteQueueOptions {
   maxQueued?: number
   /** Where the texts go (`--keep-texts`); null: not kept. @default null */
   texts?: TextKeeper | null
+  /**
+   * Fewest documents waiting for the writer to decide them while the batch before them is still
+   * being committed (pipelined); with fewer, it waits for that commit, and they join the next
+   * batch with whatever arrives meanwhile. Deciding a batch has a fixed cost: on a machine whose
+   * fdatasync is short next to it, one-document batches decided back to back cost more CPU than
+   * they save waiting. @default 16
+   */
+  pipelineMin?: number
   /** After each group commit: its decisions and how long it took. */
   onCommit?(decisions: readonly Decision[], seconds: number): void
 }
@@ -60,12 +68,17 @@ export class WriteQueue {
   private readersDone: (() => void) | null = null
   /** The store stages batches (`FingerprintStore.stage`): reads must wait for their commits. */
   private readonly staging: boolean
+  private readonly pipelineMin: number
+  /** Documents in `jobs`; wakes the writer waiting for enough of them. */
+  private queued = 0
+  private arrived: (() => void) | null = null
 
   constructor(private readonly dedup: Deduplicator, private readonly options: WriteQueueOptions = {}) {
     this.batchSize = options.batchSize ?? 500
     this.maxQueued = options.maxQueued ?? 20_000
     this.texts = options.texts ?? null
     this.staging = dedup.options.store.stage !== undefined
+    this.pipelineMin = options.pipelineMin ?? 16
   }
 
   /** Documents accepted and not yet committed (the `simdup_queue_documents` gauge). */
@@ -114,6 +127,8 @@ export class WriteQueue {
     }
     return new Promise((resolve, reject) => {
       this.jobs.push({ kind: 'documents', items: prepared, texts, resolve, reject })
+      this.queued += prepared.length
+      if (this.arrived !== null && this.queued >= this.pipelineMin) this.arrived()
       this.kick()
     })
   }
@@ -199,8 +214,9 @@ export class WriteQueue {
         }
         continue
       }
-      if (this.staged.size >= MAX_STAGED) {
-        await Promise.race(this.staged)
+      if (this.staged.size >= MAX_STAGED || (this.staged.size > 0 && this.queued < this.pipelineMin)) {
+        await Promise.race([...this.staged, new Promise<void>((resolve) => (this.arrived = resolve))])
+        this.arrived = null
         continue
       }
       const group: Extract<Job, { kind: 'documents' }>[] = []
@@ -208,6 +224,7 @@ export class WriteQueue {
       for (let next = this.jobs[0]; next !== undefined && next.kind === 'documents' && (n === 0 || n + next.items.length <= this.batchSize); next = this.jobs[0]) {
         group.push(next)
         n += next.items.length
+        this.queued -= next.items.length
         this.jobs.shift()
       }
       const began = performance.now()
