@@ -76,9 +76,7 @@ export class Deduplicator {
    * come back `rejected` with the store's reason: nothing is reported written that is not.
    */
   async decide(items: readonly PreparedItem[]): Promise<Decision[]> {
-    const staged = await this.decideStaged(items)
-    await staged.durable
-    return staged.decisions
+    return (await this.decideBatch(items, false)).decisions
   }
 
   /**
@@ -88,7 +86,12 @@ export class Deduplicator {
    * decided before it does, and decides as one sequential run would; acknowledge the decisions
    * only after `durable` (if it rejects, none of the batch's records is committed).
    */
-  async decideStaged(items: readonly PreparedItem[]): Promise<{ decisions: Decision[]; durable: Promise<void> }> {
+  decideStaged(items: readonly PreparedItem[]): Promise<{ decisions: Decision[]; durable: Promise<void> }> {
+    return this.decideBatch(items, true)
+  }
+
+  /** `decide`, with the store's `stage` (when it has one and `staged`) in place of `put`. */
+  private async decideBatch(items: readonly PreparedItem[], staged: boolean): Promise<{ decisions: Decision[]; durable: Promise<void> }> {
     const o = this.options
     if (o.versionCheck) await (this.versionChecked ??= this.checkVersions())
     const now = o.now()
@@ -262,7 +265,7 @@ export class Deduplicator {
     let durable = Promise.resolve()
     if (records.length > 0) {
       let result: PutResult
-      if (o.store.stage === undefined) result = await o.store.put(records)
+      if (!staged || o.store.stage === undefined) result = await o.store.put(records)
       else ({ result, durable } = await o.store.stage(records))
       for (const f of result.failed) failed.set(f.id, f.error)
       // A re-pointing the store did not write fails the document whose update it belonged to.
