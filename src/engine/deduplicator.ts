@@ -1,4 +1,4 @@
-import type { BandCheck, CandidateQuery, Decision, FingerprintRecord, InputDocument } from '../types.js'
+import type { BandCheck, CandidateQuery, Decision, FingerprintRecord, InputDocument, PutResult } from '../types.js'
 import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex, hamming } from '../fingerprint/hamming.js'
@@ -76,6 +76,22 @@ export class Deduplicator {
    * come back `rejected` with the store's reason: nothing is reported written that is not.
    */
   async decide(items: readonly PreparedItem[]): Promise<Decision[]> {
+    return (await this.decideBatch(items, false)).decisions
+  }
+
+  /**
+   * `decide` for a writer that pipelines its batches: resolves once the batch's records are
+   * written and seen by every later call of this process (a store with `stage`; else once they
+   * are put), with `durable`, which resolves once they are committed. The next batch may be
+   * decided before it does, and decides as one sequential run would; acknowledge the decisions
+   * only after `durable` (if it rejects, none of the batch's records is committed).
+   */
+  decideStaged(items: readonly PreparedItem[]): Promise<{ decisions: Decision[]; durable: Promise<void> }> {
+    return this.decideBatch(items, true)
+  }
+
+  /** `decide`, with the store's `stage` (when it has one and `staged`) in place of `put`. */
+  private async decideBatch(items: readonly PreparedItem[], staged: boolean): Promise<{ decisions: Decision[]; durable: Promise<void> }> {
     const o = this.options
     if (o.versionCheck) await (this.versionChecked ??= this.checkVersions())
     const now = o.now()
@@ -246,8 +262,11 @@ export class Deduplicator {
     // Re-pointed records after the documents: the newest version of each id is put last.
     for (const r of repointed) if (overlay.latest.get(r.id) === r) records.push(r)
     const failed = new Map<string, Error>()
+    let durable = Promise.resolve()
     if (records.length > 0) {
-      const result = await o.store.put(records)
+      let result: PutResult
+      if (!staged || o.store.stage === undefined) result = await o.store.put(records)
+      else ({ result, durable } = await o.store.stage(records))
       for (const f of result.failed) failed.set(f.id, f.error)
       // A re-pointing the store did not write fails the document whose update it belonged to.
       const docIds = new Set(docs.map((d) => d.id))
@@ -257,7 +276,7 @@ export class Deduplicator {
       }
     }
 
-    return items.map((item): Decision => {
+    const decisions = items.map((item): Decision => {
       if (!item.ok) {
         this.stats.reject()
         return rejected(item.id, item.line, item.reason)
@@ -287,6 +306,7 @@ export class Deduplicator {
         resemblance: match === null ? null : match.resemblance,
       }
     })
+    return { decisions, durable }
   }
 
   /**

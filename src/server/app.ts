@@ -34,12 +34,14 @@ export interface ServerOptions {
   batchSize?: number
   /** Documents accepted but not committed, at most (then 429). @default 20000 */
   maxQueued?: number
+  /** Fewest waiting documents decided while the batch before them is committed (see `WriteQueueOptions.pipelineMin`). @default 16 */
+  pipelineMin?: number
   /** Fastify's logger (pino) options; false: none. Request lines are never logged (they could carry ids); errors are, redacted. @default false */
   logger?: boolean | { level: string }
 }
 
 /** The defaults of `ServerOptions`. */
-export const DEFAULT_SERVER_OPTIONS = Object.freeze({ bodyLimit: 32 * 2 ** 20, maxDocuments: 10_000, batchSize: 500, maxQueued: 20_000 })
+export const DEFAULT_SERVER_OPTIONS = Object.freeze({ bodyLimit: 32 * 2 ** 20, maxDocuments: 10_000, batchSize: 500, maxQueued: 20_000, pipelineMin: 16 })
 
 /** The JSONL media types `POST /v1/documents` takes (any other body is JSON). */
 const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/jsonlines', 'application/json-seq', 'text/plain']
@@ -70,7 +72,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const texts: TextSource | null = keeper !== null ? (ids) => keeper.get(ids) : (o.texts ?? null)
   let queue: WriteQueue | null = null
   const metrics = createMetrics(store, () => queue?.depth ?? 0)
-  queue = new WriteQueue(o.dedup, { batchSize: o.batchSize, maxQueued: o.maxQueued, texts: keeper, onCommit: (d, s) => metrics.commit(d, s) })
+  queue = new WriteQueue(o.dedup, { batchSize: o.batchSize, maxQueued: o.maxQueued, pipelineMin: o.pipelineMin, texts: keeper, onCommit: (d, s) => metrics.commit(d, s) })
   const writes = queue
 
   const app = Fastify({
@@ -140,7 +142,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
 
   await readRoutes(app, { dedup: o.dedup, queue: writes, texts })
 
-  app.get('/healthz', { schema: { summary: 'Liveness: the store answers', response: ERROR_RESPONSES } }, async () => ({ status: 'ok', documents: await store.count(), queue: writes.depth }))
+  app.get('/healthz', { schema: { summary: 'Liveness: the store answers', response: ERROR_RESPONSES } }, async () => ({ status: 'ok', documents: await writes.read(() => store.count()), queue: writes.depth }))
   app.get('/metrics', { schema: { summary: 'Prometheus metrics (text format)', hide: false } }, async (_req, reply) => {
     const text = await metrics.registry.metrics()
     return reply.type(metrics.registry.contentType).send(text)

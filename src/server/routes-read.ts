@@ -25,7 +25,7 @@ export async function readRoutes(app: FastifyInstance, ctx: { dedup: Deduplicato
   app.get<{ Params: { id: string } }>('/v1/documents/:id', {
     schema: { summary: 'A stored document\'s record: its decision, cluster and fingerprint', params: ID_PARAMS, response: ERROR_RESPONSES },
   }, async (req) => {
-    const record = (await store.get([req.params.id])).get(req.params.id)
+    const record = (await queue.read(() => store.get([req.params.id]))).get(req.params.id)
     if (record === undefined) throw new HttpError(404, 'NOT_FOUND', `No document \`${req.params.id}\` in the store.`)
     return recordView(record)
   })
@@ -34,7 +34,7 @@ export async function readRoutes(app: FastifyInstance, ctx: { dedup: Deduplicato
     schema: { summary: 'Delete a document; its cluster elects a new representative if it was one', params: ID_PARAMS, response: ERROR_RESPONSES },
   }, async (req) => {
     const { id } = req.params
-    if (!(await store.get([id])).has(id)) throw new HttpError(404, 'NOT_FOUND', `No document \`${id}\` in the store.`)
+    if (!(await queue.read(() => store.get([id]))).has(id)) throw new HttpError(404, 'NOT_FOUND', `No document \`${id}\` in the store.`)
     return queue.delete([id])
   })
 
@@ -55,8 +55,9 @@ export async function readRoutes(app: FastifyInstance, ctx: { dedup: Deduplicato
     schema: { summary: 'Why two stored documents are (not) duplicates (as `simdup explain --json`)', querystring: EXPLAIN_QUERY, response: ERROR_RESPONSES },
   }, async (req) => {
     const { a, b } = req.query
+    const k = checkK(req.query.k)
     await store.refresh()
-    const { report, missing } = await explainDocuments(store, a, b, { maxDistance: checkK(req.query.k) })
+    const { report, missing } = await queue.read(() => explainDocuments(store, a, b, { maxDistance: k }))
     if (report === null) throw new HttpError(404, 'NOT_FOUND', `Not in the store: ${missing.map((m) => `\`${m}\``).join(', ')}.`)
     const known = texts === null ? new Map<string, string>() : await texts([a, b])
     const ta = known.get(a)
@@ -73,14 +74,14 @@ export async function readRoutes(app: FastifyInstance, ctx: { dedup: Deduplicato
     schema: { summary: 'The largest clusters (as `simdup clusters --json`)', querystring: CLUSTERS_QUERY, response: ERROR_RESPONSES },
   }, async (req) => {
     await store.refresh()
-    return { clusters: await store.topClusters(req.query.top, req.query.min_size), documents: await store.count() }
+    return queue.read(async () => ({ clusters: await store.topClusters(req.query.top, req.query.min_size), documents: await store.count() }))
   })
 
   app.get<{ Params: { id: string }; Querystring: { limit: number } }>('/v1/clusters/:id', {
     schema: { summary: 'A cluster\'s members (by the cluster\'s id or any member\'s), with the evidence of each decision', params: ID_PARAMS, querystring: CLUSTER_QUERY, response: ERROR_RESPONSES },
   }, async (req) => {
     await store.refresh()
-    const view = await clusterView(store, dedup, req.params.id, req.query.limit, texts)
+    const view = await queue.read(() => clusterView(store, dedup, req.params.id, req.query.limit, texts))
     if (view === null) throw new HttpError(404, 'NOT_FOUND', `No cluster or document \`${req.params.id}\` in the store.`)
     return view
   })
@@ -92,7 +93,7 @@ export async function readRoutes(app: FastifyInstance, ctx: { dedup: Deduplicato
     const commits = dedup.stats.snapshot().docs
     if (cached === null || cached.commits !== commits || Date.now() - cached.at > HISTOGRAM_TTL_MS) {
       await store.refresh()
-      const value = histogram(store)
+      const value = queue.read(() => histogram(store))
       value.catch(() => (cached = null))
       cached = { at: Date.now(), commits, value }
     }

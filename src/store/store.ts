@@ -40,6 +40,13 @@ export interface StoreBlockScheme {
  *
  * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
  */
+/** What `FingerprintStore.stage` resolves with: the put's result, and when its records are committed. */
+export interface StagedPut {
+  result: PutResult
+  /** Resolves once the records are durable; rejects if the store fails to commit them. */
+  durable: Promise<void>
+}
+
 export interface FingerprintStore {
   /** The store's candidate bounds (see `CandidateBounds`). */
   readonly candidateBounds: CandidateBounds
@@ -50,6 +57,12 @@ export interface FingerprintStore {
   readonly blockScheme?: StoreBlockScheme
   /** Insert or replace (same id) records. Resolves once they are durable / acknowledged. */
   put(records: readonly FingerprintRecord[]): Promise<PutResult>
+  /**
+   * Optional: `put` in two steps (pipelined group commit). Resolves once every later call of this
+   * process sees the records, with `durable`, which resolves once they are committed (what `put`
+   * waits for); nothing may be acknowledged before it. The embedded store has it.
+   */
+  stage?(records: readonly FingerprintRecord[]): Promise<StagedPut>
   /**
    * For each query, the live records that share its content/url/title hash or at least
    * `minMatch` of its blocks (and pass the popcount and time filters). Unverified: the caller

@@ -3,7 +3,7 @@ import { access, mkdir, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../../types.js'
 import { DedupError, describeValue, integerOption } from '../../errors.js'
-import type { CandidateBounds, FingerprintStore } from '../store.js'
+import type { CandidateBounds, FingerprintStore, StagedPut } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
 import { acquireLock, type DirLock } from '../_lock.js'
@@ -385,6 +385,18 @@ export class MemoryStore implements FingerprintStore {
   }
 
   async put(records: readonly FingerprintRecord[]): Promise<PutResult> {
+    const staged = await this.stage(records)
+    await staged.durable
+    return staged.result
+  }
+
+  /**
+   * `put` in two steps, for a writer that decides its next batch while this one is synced
+   * (pipelined group commit): resolves once the records are written to the log (not yet synced)
+   * and applied, so that every later call of this process sees them, with `durable`, which
+   * resolves once they are committed (what `put` waits for). Acknowledge nothing before `durable`.
+   */
+  async stage(records: readonly FingerprintRecord[]): Promise<StagedPut> {
     this.checkWritable()
     if (!Array.isArray(records)) throw new DedupError('INVALID_OPTION', `Expected \`records\` to be an array, got ${describeValue(records)}.`)
     const failed: PutResult['failed'] = []
@@ -427,8 +439,8 @@ export class MemoryStore implements FingerprintStore {
       }
     }
     if (w.pos > 0) payloads.push(w.view())
-    if (payloads.length > 0) await this.commit(payloads)
-    return { written, failed }
+    const { durable } = payloads.length > 0 ? await this.commit(payloads) : { durable: Promise.resolve() }
+    return { result: { written, failed }, durable }
   }
 
   async candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]> {
@@ -551,7 +563,7 @@ export class MemoryStore implements FingerprintStore {
       w = new ByteWriter(MAX_PAYLOAD_BYTES + 4096)
     }
     if (w.pos > 0) payloads.push(w.view())
-    await this.commit(payloads)
+    await (await this.commit(payloads)).durable
   }
 
   /**
@@ -694,23 +706,32 @@ export class MemoryStore implements FingerprintStore {
     this.logEntries = fresh.live
   }
 
-  /** Applies payloads (in memory) or appends them to the log and applies each once durable. */
-  private async commit(payloads: readonly Buffer[]): Promise<void> {
+  /**
+   * Applies payloads (in memory), or appends them to the log and applies each once written;
+   * resolves then, with a promise of their durability (a compaction is queued after it if due).
+   */
+  private async commit(payloads: readonly Buffer[]): Promise<{ durable: Promise<void> }> {
     const log = this.log
     if (log === null) {
       for (const p of payloads) this.applyPayload(p, 0, p.length)
       if (this.tables.dead > Math.max(this.tables.live, AUTO_COMPACT_MIN_DEAD)) this.rebuildNow()
-      return
+      return { durable: Promise.resolve() }
     }
     // Queued back to back, so they share one write and fsync.
-    await Promise.all(payloads.map((p) => log.append(p, (offset) => this.applyPayload(p, 0, p.length, offset))))
-    if (!this.compactQueued && this.tables.dead > Math.max(this.tables.live, AUTO_COMPACT_MIN_DEAD)) {
-      this.compactQueued = true
-      void this.compact().catch(() => {
-        // A failed compaction leaves the old log in place; it is retried on the next open.
-        this.compactQueued = false
-      })
-    }
+    const appended = payloads.map((p) => log.append(p, (offset) => this.applyPayload(p, 0, p.length, offset)))
+    const durable = Promise.all(appended.map((a) => a.durable)).then(() => {
+      if (!this.compactQueued && this.tables.dead > Math.max(this.tables.live, AUTO_COMPACT_MIN_DEAD)) {
+        this.compactQueued = true
+        void this.compact().catch(() => {
+          // A failed compaction leaves the old log in place; it is retried on the next open.
+          this.compactQueued = false
+        })
+      }
+    })
+    // Left unwaited if the write fails first (the caller sees that error).
+    durable.catch(() => {})
+    await Promise.all(appended.map((a) => a.written))
+    return { durable }
   }
 
   /** Applies `buf[start, end)`; `fileOffset`: where `buf[0]` sits in the log (0 in memory). */
