@@ -18,7 +18,7 @@ import {
 } from './_errors.js'
 import { connect } from './_connection.js'
 import {
-  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
+  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, compactSourceOf, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
   type BlockSetFormats, type IndexContext, type TemplateNames,
 } from './_index-setup.js'
 import * as reads from './_index-reads.js'
@@ -131,6 +131,8 @@ class EsStore implements ElasticsearchStore {
 
   /** What the index set-up and whole-index reads (_index-setup.ts, _index-reads.ts) work through. */
   private readonly ctx: IndexContext
+  /** The index's record layout, set on open: compact = record format 2 (`compactSourceOf`). */
+  private readonly layout = { compact: false }
 
   /** Set on open from a stored record's blocks (see `readBlockScheme`). */
   blockScheme: StoreBlockScheme = { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false }
@@ -150,7 +152,7 @@ class EsStore implements ElasticsearchStore {
       awaitShards: () => awaitPrimaries(this.client, this.index),
     }
     this.index = options.index
-    this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn) }
+    this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn), layout: this.layout }
   }
 
   /** One request through the queue, with retries; failures come out as DedupErrors. */
@@ -165,6 +167,7 @@ class EsStore implements ElasticsearchStore {
   /** Index creation / mapping per `ensureIndex`, then the pending list sized to the refresh interval. */
   async open(): Promise<void> {
     const mappings = await prepareIndex(this.ctx)
+    this.layout.compact = compactSourceOf(this.index, mappings)
     this.blockScheme = await readBlockScheme(this.ctx)
     this.sets = await blockSetFormats(this.ctx, mappings)
     const interval = await refreshInterval(this.ctx)
@@ -316,7 +319,7 @@ class EsStore implements ElasticsearchStore {
     for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
       const retried: Error[] = []
-      const docs = todo.map((r) => ({ dedup: recordToSource(r, this.sets.write) }))
+      const docs = todo.map((r) => ({ dedup: recordToSource(r, this.sets.write, this.layout.compact) }))
       const okIds: string[] = []
       const dropped = new Map<string, { status: number; error: unknown }>()
       await this.request('_bulk (put)', async () => {
@@ -564,7 +567,7 @@ class EsStore implements ElasticsearchStore {
       if ('error' in item) return list
       // A search without hits comes back without `hits` at all once filtered.
       for (const hit of item.hits?.hits ?? []) {
-        const record = sourceToRecord(String(hit._id), hit._source)
+        const record = sourceToRecord(String(hit._id), hit._source, this.layout.compact)
         if (record !== null) list.push(record)
       }
       return list
@@ -581,7 +584,7 @@ class EsStore implements ElasticsearchStore {
         const res = await this.request('_mget', () => this.client.mget<{ dedup?: unknown }>({ index: this.index, ids: c, _source: DEDUP_SOURCE_FIELDS }))
         for (const doc of res.docs) {
           if (!('found' in doc) || !doc.found) continue
-          const record = sourceToRecord(doc._id, doc._source)
+          const record = sourceToRecord(doc._id, doc._source, this.layout.compact)
           if (record !== null) found.set(record.id, record)
         }
       }),
