@@ -468,6 +468,45 @@ describe('elasticsearch store: writes', () => {
   })
 })
 
+describe('elasticsearch store: one read of a batch\'s ids', () => {
+  test('`sequence` then `get` of the same ids is one `_mget`, answering as a fresh `get` does; a write between them makes `get` read again', async () => {
+    const index = nextIndex()
+    const client = new Client({ nodes: es.nodes })
+    const mgets: string[] = []
+    client.diagnostic.on('request', (_err, req) => {
+      if (req!.meta.request.params.path.includes('/_mget')) mgets.push(req!.meta.request.params.path)
+    })
+    const store = await createElasticsearchStore({ client, index, ...testIndexOptions() })
+    try {
+      const a = makeRecord('a', BASE)
+      await putAll(store, [a])
+      mgets.length = 0
+      const ids = ['a', 'b', 'a']
+      expect(await store.sequence(ids)).toEqual([a.seq, expect.any(Number), a.seq])
+      expect(await store.get(['a', 'b'])).toEqual(new Map([['a', a]]))
+      expect(mgets).toHaveLength(1)
+      // Taken once: the next get reads again.
+      expect(await store.get(['a'])).toEqual(new Map([['a', a]]))
+      expect(mgets).toHaveLength(2)
+      // A write after sequence: get reads the index, and sees it.
+      await store.sequence(['a', 'b'])
+      const b = makeRecord('b', flip(BASE, 9))
+      await putAll(store, [b])
+      mgets.length = 0
+      expect(await store.get(['a', 'b'])).toEqual(new Map([['a', a], ['b', b]]))
+      expect(mgets).toHaveLength(1)
+      // Ids sequence did not read: read.
+      await store.sequence(['a'])
+      mgets.length = 0
+      expect(await store.get(['a', 'b'])).toEqual(new Map([['a', a], ['b', b]]))
+      expect(mgets).toHaveLength(1)
+    } finally {
+      await store.close()
+      await client.close()
+    }
+  })
+})
+
 describe('elasticsearch store: lookups', () => {
   test('a batch larger than msearchSize is split, answers stay in query order', async () => {
     const store = await makeStore({ msearchSize: 2 })
