@@ -38,6 +38,7 @@ import { run } from '../src/cli/main.js'
 import { simdupIndexBody } from '../src/elasticsearch/_mapping.js'
 import { blockSets } from '../src/elasticsearch/_query.js'
 import { sourceToRecord } from '../src/elasticsearch/_document.js'
+import { compactTerms, gramRuns } from '../src/elasticsearch/_compact.js'
 import { createElasticsearchStore, type ElasticsearchStore } from '../src/elasticsearch/store.js'
 import type { CandidateQuery } from '../src/types.js'
 
@@ -51,6 +52,12 @@ const { values } = parseArgs({
     lookups: { type: 'string', default: '0' },
     keep: { type: 'boolean', default: false },
     json: { type: 'string' },
+    /** Measure this existing simdup index (made from the same first --n documents) instead of indexing them again. */
+    from: { type: 'string' },
+    /** Also index the same documents whole (the official client's bulk, `content`/`title` as text) and report records / full documents. */
+    full: { type: 'boolean', default: false },
+    /** With --variants: only the variants whose name matches this regular expression. */
+    only: { type: 'string' },
   },
 })
 
@@ -61,6 +68,11 @@ if (!existsSync(INPUT)) throw new Error(`${INPUT} is missing: run \`npx tsx scri
 const URL_ = values.url ?? process.env.ES_URL ?? 'http://127.0.0.1:9200'
 const client = new Client({ nodes: URL_.split(','), requestTimeout: 600_000 })
 const BASE = `simdup-disk-${process.pid}`
+/** The full documents' mapping of scripts/bench-es.ts (the user's baseline). */
+const FULL_DOCUMENT_MAPPING = {
+  dynamic: false,
+  properties: { id: { type: 'keyword' }, content: { type: 'text' }, title: { type: 'text' }, url: { type: 'keyword' } },
+} as const
 
 /** Bytes of one field (or of all fields) in `_disk_usage`'s answer. */
 interface FieldUsage {
@@ -91,9 +103,29 @@ function usageOf(u: Record<string, unknown> | undefined): FieldUsage {
   }
 }
 
+/**
+ * Waits (up to 2 minutes) until every shard's retention leases are past its last operation. Until
+ * then a merge keeps each document's `_recovery_source` (the whole source as sent, kept for replica
+ * recovery when the mapping filters `_source`); the leases move up on the node's periodic sync
+ * (~30 s), after which merges drop it: what a live index holds once merged.
+ */
+async function awaitLeases(index: string): Promise<void> {
+  for (let waited = 0; waited < 120_000; waited += 2000) {
+    const stats = (await client.indices.stats({ index, level: 'shards', metric: ['docs'] })) as unknown as {
+      indices?: Record<string, { shards?: Record<string, { seq_no?: { max_seq_no?: number }; retention_leases?: { leases?: { retaining_seq_no?: number }[] } }[]> }>
+    }
+    const copies = Object.values(stats.indices?.[index]?.shards ?? {}).flat()
+    if (copies.every((c) => (c.retention_leases?.leases ?? []).every((l) => (l.retaining_seq_no ?? 0) > (c.seq_no?.max_seq_no ?? -1)))) return
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+  }
+  console.error(`${index}: retention leases not past the last operation after 2 minutes`)
+}
+
 /** Force merge to one segment, then store size, documents and the per-field disk usage. */
 async function measure(name: string, index: string): Promise<Measured> {
   await client.indices.refresh({ index })
+  await client.indices.flush({ index })
+  await awaitLeases(index)
   await client.indices.forcemerge({ index, max_num_segments: 1, flush: true })
   await client.indices.refresh({ index })
   const stats = await client.indices.stats({ index, metric: ['store', 'docs'] })
@@ -156,6 +188,13 @@ const setField = (d: Record<string, unknown>): string => ('block_sets_v2' in d ?
 /** A set term as a 48-bit hash of the joined blocks, 8 characters (what a hashed format would store). */
 const hashed = (set: string): string => createHash('sha256').update(set).digest().subarray(0, 6).toString('base64url')
 
+/** A record in the compact `_source` of record format 2 (src/elasticsearch/_compact.ts). */
+function compact(d: Record<string, unknown>): Record<string, unknown> {
+  const sketch = typeof d.sketch === 'string' ? d.sketch : undefined
+  const bands = Array.isArray(d.bands) ? (d.bands as string[]) : null
+  return { ...d, sketch: sketch === undefined ? null : (gramRuns(sketch) ?? sketch), terms: bands === null ? null : compactTerms(bands, sketch) }
+}
+
 const VARIANTS: Variant[] = [
   { name: 'as stored' },
   {
@@ -171,6 +210,27 @@ const VARIANTS: Variant[] = [
     transform: (d) => ({ ...d, [setField(d)]: blockSets(d.blocks as string[], 1).map(hashed) }),
   },
   { name: 'as stored, index.codec best_compression', settings: { 'index.codec': 'best_compression' } },
+  {
+    name: 'simhash not indexed',
+    mapping: (m) => void (m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }),
+  },
+  {
+    name: 'record format 2: gram sets as runs, terms as places, bands and block sets out of _source, simhash not indexed',
+    mapping: (m) => {
+      m._source = { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2'] }
+      m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }
+    },
+    transform: compact,
+  },
+  {
+    name: 'record format 2, index.codec best_compression',
+    settings: { 'index.codec': 'best_compression' },
+    mapping: (m) => {
+      m._source = { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2'] }
+      m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }
+    },
+    transform: compact,
+  },
   {
     name: 'sets with the rank digit last',
     transform: (d) => ({ ...d, [setField(d)]: (d[setField(d)] as string[]).map((x) => x.slice(1) + x[0]) }),
@@ -236,15 +296,19 @@ const created: string[] = []
 const results: Measured[] = []
 try {
   const t0 = Date.now()
-  created.push(BASE)
-  await indexWithCli(BASE)
-  console.log(`indexed ${N} documents of ${INPUT} with simdup index --es in ${((Date.now() - t0) / 1000).toFixed(0)} s`)
-  const base = await measure('simdup index', BASE)
+  const from = values.from ?? BASE
+  if (values.from === undefined) {
+    created.push(BASE)
+    await indexWithCli(BASE)
+    console.log(`indexed ${N} documents of ${INPUT} with simdup index --es in ${((Date.now() - t0) / 1000).toFixed(0)} s`)
+  }
+  const base = await measure('simdup index', from)
   results.push(base)
   report(base)
   if (values.variants) {
-    const records = await storedRecords(BASE)
+    const records = await storedRecords(from)
     for (const [i, v] of VARIANTS.entries()) {
+      if (values.only !== undefined && !new RegExp(values.only).test(v.name)) continue
       const index = `${BASE}-v${i}`
       created.push(index)
       await copyVariant(v, records, index)
@@ -266,6 +330,18 @@ try {
       console.log(`\ncandidate lookups of ${queries.length} stored records, batches of 500, 3 rounds alternated:`)
       for (const t of timed) console.log(`${VARIANTS[Number(t.index.slice(BASE.length + 2))]!.name}: median ${t.medianMs.toFixed(0)} ms a batch, answers ${t.answers}`)
     }
+  }
+  if (values.full) {
+    const index = `${BASE}-full`
+    created.push(index)
+    await client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: FULL_DOCUMENT_MAPPING })
+    const docs = readFileSync(INPUT, 'utf8').split('\n', N).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+    await client.helpers.bulk({ datasource: docs, onDocument: (doc) => ({ index: { _index: index, _id: String(doc.id) } }) })
+    const m = await measure('full documents (plain bulk)', index)
+    results.push(m)
+    report(m)
+    console.log('\nrecords / full documents, store size:')
+    for (const r of results) if (r !== m) console.log(`${r.name}: ${(r.storeBytes / m.storeBytes).toFixed(2)}×`)
   }
   if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ n: N, input: INPUT, results }, null, 2))
 } finally {

@@ -3,6 +3,7 @@ import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
 import { isSeq } from '../store/_validate.js'
 import { BLOCK_SET_FIELDS, NEWEST_BLOCK_SET_FORMAT, blockSets, type BlockSetFormat } from './_query.js'
+import { compactSketch, compactTerms, fromCompact } from './_compact.js'
 
 /** The `dedup` object as stored in Elasticsearch (snake_case, fingerprint as 16 hex). */
 export interface DedupSource {
@@ -36,6 +37,11 @@ export interface DedupSource {
    */
   block_sets?: string[]
   block_sets_v2?: string[]
+  /**
+   * Record format 2 (`compact` layouts): the band terms as `_source` keeps them (`compactTerms`);
+   * `bands` and the block sets are then indexed but left out of `_source` by the mapping.
+   */
+  terms?: string | string[] | null
 }
 
 /** The fields a lookup needs back: everything under `dedup` (a shared index's other fields stay on the server). */
@@ -43,10 +49,11 @@ export const DEDUP_SOURCE_FIELDS = ['dedup']
 
 /**
  * The document body for one record, with its block sets in format `sets` (null: none, for an
- * index whose records disagree on the format; see `blockSetFormats`).
+ * index whose records disagree on the format; see `blockSetFormats`); with `compact` (an index of
+ * record format 2, see `compactSourceOf`), the sketch and band terms also in their compact forms.
  * @example recordToSource(record).popcount
  */
-export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null = NEWEST_BLOCK_SET_FORMAT): DedupSource {
+export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null = NEWEST_BLOCK_SET_FORMAT, compact = false): DedupSource {
   const source: DedupSource = {
     id: r.id,
     simhash: fingerprintToHex(r.fingerprint),
@@ -70,6 +77,11 @@ export function recordToSource(r: FingerprintRecord, sets: BlockSetFormat | null
     supersedes: r.supersedes ?? null,
   }
   if (sets !== null) source[BLOCK_SET_FIELDS[sets]] = blockSets(r.blocks, sets)
+  if (compact) {
+    // `bands` stays in the body: the index holds its terms; the mapping keeps it out of `_source`.
+    source.terms = r.bands === undefined ? null : compactTerms(r.bands, r.sketch)
+    if (r.sketch !== undefined) source.sketch = compactSketch(r.sketch)
+  }
   return source
 }
 
@@ -96,9 +108,10 @@ function nullableStr(v: unknown): v is string | null {
 /**
  * The record in a hit's `_source`, or null when the document has no `dedup` object (a shared
  * content index holds documents that were never fingerprinted). Throws STORE_CORRUPT on a
- * malformed `dedup` object rather than guessing.
+ * malformed `dedup` object rather than guessing. `compact`: the index is of record format 2 (its
+ * `_source` keeps no `bands`), so a record without `terms` was written by an older simdup.
  */
-export function sourceToRecord(docId: string, source: unknown): FingerprintRecord | null {
+export function sourceToRecord(docId: string, source: unknown, compact = false): FingerprintRecord | null {
   const d = (source as { dedup?: unknown } | null | undefined)?.dedup
   if (d === undefined || d === null) return null
   if (typeof d !== 'object') throw corrupt(docId, '', d)
@@ -129,12 +142,28 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
   const seq = typeof s.seq === 'string' ? Number(s.seq) : s.seq
   if (seq !== undefined && seq !== null && !isSeq(seq)) throw corrupt(docId, 'seq', s.seq)
   if (!nullableStr(s.sketch)) throw corrupt(docId, 'sketch', s.sketch)
+  let sketch = s.sketch ?? null
+  let bands: string[] | undefined
+  if (compact) {
+    if (!('terms' in s)) {
+      throw new DedupError(
+        'STORE_CORRUPT',
+        `Elasticsearch document \`${docId}\` has no \`dedup.terms\`: it was written by a simdup older than record format 2 into an index of that format (its band terms are not in \`_source\`). Re-index it with this version, or delete it.`,
+      )
+    }
+    const decoded = fromCompact(s.sketch, s.terms)
+    if ('bad' in decoded) throw corrupt(docId, decoded.bad, decoded.bad === 'sketch' ? s.sketch : s.terms)
+    sketch = decoded.sketch
+    bands = decoded.bands
+  } else {
+    // Elasticsearch keeps a one-element array as written, but a hand-made document may hold a bare string.
+    const stored = s.bands === undefined || s.bands === null ? undefined : typeof s.bands === 'string' ? [s.bands] : s.bands
+    if (stored !== undefined && !(Array.isArray(stored) && stored.every(str))) throw corrupt(docId, 'bands', s.bands)
+    bands = stored as string[] | undefined
+  }
   const rule = s.rule ?? null
   if (rule !== null && !(str(rule) && RULES.has(rule))) throw corrupt(docId, 'rule', s.rule)
   if (!nullableStr(s.supersedes) || s.supersedes === '') throw corrupt(docId, 'supersedes', s.supersedes)
-  // Elasticsearch keeps a one-element array as written, but a hand-made document may hold a bare string.
-  const bands = s.bands === undefined || s.bands === null ? undefined : typeof s.bands === 'string' ? [s.bands] : s.bands
-  if (bands !== undefined && !(Array.isArray(bands) && bands.every(str))) throw corrupt(docId, 'bands', s.bands)
   const record: FingerprintRecord = {
     id: s.id,
     fingerprint,
@@ -152,7 +181,7 @@ export function sourceToRecord(docId: string, source: unknown): FingerprintRecor
   }
   if (isSeq(seq)) record.seq = seq
   if (rule !== null) record.rule = rule as Rule
-  if (s.sketch !== null && s.sketch !== undefined) record.sketch = s.sketch
+  if (sketch !== null) record.sketch = sketch
   if (bands !== undefined) record.bands = bands
   if (s.supersedes !== null && s.supersedes !== undefined) record.supersedes = s.supersedes
   return record

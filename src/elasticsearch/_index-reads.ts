@@ -36,7 +36,7 @@ export async function members(ctx: IndexContext, clusterId: string, limit: numbe
     )
     const hits = res.hits.hits
     for (const hit of hits) {
-      const record = sourceToRecord(String(hit._id), hit._source)
+      const record = sourceToRecord(String(hit._id), hit._source, ctx.layout.compact)
       if (record !== null) out.push(record)
     }
     if (hits.length < size) break
@@ -72,7 +72,7 @@ export async function byUrl(ctx: IndexContext, urlHashes: readonly string[], lim
     for (const item of res.responses) {
       const list: FingerprintRecord[] = []
       for (const hit of 'error' in item ? [] : item.hits.hits) {
-        const record = sourceToRecord(String(hit._id), hit._source)
+        const record = sourceToRecord(String(hit._id), hit._source, ctx.layout.compact)
         if (record !== null) list.push(record)
       }
       out.push(list)
@@ -104,7 +104,7 @@ export async function* scan(ctx: IndexContext, page: number): AsyncIterable<Fing
       const hits = res.hits.hits
       const batch: FingerprintRecord[] = []
       for (const hit of hits) {
-        const record = sourceToRecord(String(hit._id), hit._source)
+        const record = sourceToRecord(String(hit._id), hit._source, ctx.layout.compact)
         if (record !== null) batch.push(record)
       }
       if (batch.length > 0) yield batch

@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
 import type { StoreBlockScheme } from '../store/store.js'
 import { DedupError } from '../errors.js'
-import { DEDUP_COMPONENT_NAME, DEDUP_FIELDS_COMPONENT, DEDUP_PROPERTIES, SIMDUP_INDEX_TEMPLATE, SIMDUP_TEMPLATE_NAME, simdupIndexBody } from './_mapping.js'
+import { COMPACT_SOURCE_EXCLUDES, DEDUP_COMPONENT_NAME, DEDUP_FIELDS_COMPONENT, DEDUP_PROPERTIES, SIMDUP_INDEX_TEMPLATE, SIMDUP_TEMPLATE_NAME, simdupIndexBody } from './_mapping.js'
 import { statusOf } from './_errors.js'
 import { parseRefreshInterval, type ResolvedElasticsearchStoreOptions } from './_options.js'
 import { BLOCK_SET_FIELDS, NEWEST_BLOCK_SET_FORMAT, type BlockSetFormat } from './_query.js'
@@ -21,6 +21,8 @@ export interface IndexContext {
   readonly options: ResolvedElasticsearchStoreOptions
   /** One request through the store's queue, with retries; failures come out as DedupErrors. */
   request<T>(action: string, fn: () => Promise<T>): Promise<T>
+  /** The index's record layout, set on open (`compactSourceOf`): compact = record format 2. */
+  readonly layout: { compact: boolean }
 }
 
 /**
@@ -75,9 +77,11 @@ export async function prepareIndex(ctx: IndexContext): Promise<IndexMappings | n
   }
   if (!exists) await createIndex(ctx)
   else if (mode === 'add-fields') {
-    await ctx.request('put_mapping', () =>
-      ctx.client.indices.putMapping({ index: ctx.index, properties: DEDUP_PROPERTIES as Record<string, estypes.MappingProperty> }),
-    )
+    // Without `simhash`: an index simdup made in record format 2 has it unindexed, which a mapping
+    // update cannot change; `checkSequenced` adds it where it is missing.
+    const properties = structuredClone(DEDUP_PROPERTIES) as { dedup: { properties: Record<string, unknown> } }
+    delete properties.dedup.properties.simhash
+    await ctx.request('put_mapping', () => ctx.client.indices.putMapping({ index: ctx.index, properties: properties as Record<string, estypes.MappingProperty> }))
   }
   const mappings = await readMappings(ctx)
   if (mappings === null) throw new DedupError('NOT_FOUND', `Index \`${ctx.index}\` was deleted on ${ctx.node} while simdup opened it.`)
@@ -130,7 +134,7 @@ async function checkSequenced(ctx: IndexContext, mappings: IndexMappings): Promi
   for (const m of Object.values(mappings)) {
     const props = dedupProperties(m)
     if (props === undefined) continue
-    for (const field of ['seq', 'supersedes', 'rule', ...Object.values(BLOCK_SET_FIELDS)] as const) {
+    for (const field of ['seq', 'supersedes', 'rule', 'simhash', ...Object.values(BLOCK_SET_FIELDS)] as const) {
       if (props[field] === undefined) added[field] = DEDUP_PROPERTIES.dedup.properties[field] as estypes.MappingProperty
     }
   }
@@ -215,6 +219,28 @@ export async function blockSetFormats(ctx: IndexContext, mappings: IndexMappings
   const buckets = (res.aggregations?.lacking as estypes.AggregationsFiltersAggregate | undefined)?.buckets as Record<string, { doc_count: number }> | undefined
   const lookup = formats.find((f) => buckets?.[f]?.doc_count === 0) ?? null
   return { lookup, write: lookup ?? NEWEST_BLOCK_SET_FORMAT }
+}
+
+/**
+ * Whether the index is of record format 2 (its mapping keeps `dedup.bands` out of `_source`, see
+ * `COMPACT_SOURCE_EXCLUDES`): its records are then written and read in the compact layout. An
+ * index of format 1 (made by an older simdup, or a shared content index) keeps the full layout.
+ * An alias over indices of both formats is refused: a write to one layout would be misread in the other.
+ */
+export function compactSourceOf(index: string, mappings: IndexMappings | null): boolean {
+  const all = mappings === null ? [] : Object.entries(mappings)
+  const compact = all.filter(([, m]) => {
+    const excludes = (m.mappings?._source as { excludes?: unknown } | undefined)?.excludes
+    return Array.isArray(excludes) && excludes.includes(COMPACT_SOURCE_EXCLUDES[0])
+  })
+  if (compact.length > 0 && compact.length < all.length) {
+    throw new DedupError(
+      'CONFLICT',
+      `\`${index}\` names indices of two record formats: ${compact.map(([n]) => `\`${n}\``).join(', ')} keep \`dedup.bands\` out of \`_source\` (format 2), the others do not. ` +
+        'Point simdup at indices of one format.',
+    )
+  }
+  return compact.length > 0
 }
 
 /** The index's refresh interval in ms (largest over an alias's indices); null when refresh is disabled. */

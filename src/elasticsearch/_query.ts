@@ -118,11 +118,11 @@ export function asksBlockSets(q: CandidateQuery, sets: BlockSetFormat | null): s
 /**
  * The fields of `dedup` a record is read from (`sourceToRecord`): all but the block sets (derived
  * from the blocks; a record's 20 of them would add half its size again to every hit) and the
- * popcount (derived from the fingerprint).
+ * popcount (derived from the fingerprint). `terms` is the band terms of record format 2.
  */
 export const RECORD_FIELDS = Object.freeze([
   'id', 'simhash', 'blocks', 'content_hash', 'url_hash', 'title_hash', 'short', 'cluster_id', 'duplicate_of', 'distance', 'layer', 'rule',
-  'version', 'indexed_at', 'seq', 'sketch', 'bands', 'supersedes',
+  'version', 'indexed_at', 'seq', 'sketch', 'bands', 'supersedes', 'terms',
 ] as const)
 
 /**

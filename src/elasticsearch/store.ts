@@ -3,8 +3,8 @@ import PQueue from 'p-queue'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
 import type { CandidateBounds, FingerprintStore, StoreBlockScheme } from '../store/store.js'
 import { DedupError, describeValue } from '../errors.js'
-import { recordToSource, sourceToRecord, DEDUP_SOURCE_FIELDS, type DedupSource } from './_document.js'
-import { NEWEST_BLOCK_SET_FORMAT, canMatch, candidateQuery, candidateSearchBody } from './_query.js'
+import { recordToSource, sourceToRecord, type DedupSource } from './_document.js'
+import { CANDIDATE_SOURCE, NEWEST_BLOCK_SET_FORMAT, canMatch, candidateQuery, candidateSearchBody } from './_query.js'
 import { PendingWrites } from './_pending.js'
 import { HotBandCache } from './_hot-bands.js'
 import {
@@ -18,7 +18,7 @@ import {
 } from './_errors.js'
 import { connect } from './_connection.js'
 import {
-  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
+  DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, compactSourceOf, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
   type BlockSetFormats, type IndexContext, type TemplateNames,
 } from './_index-setup.js'
 import * as reads from './_index-reads.js'
@@ -124,6 +124,9 @@ class EsStore implements ElasticsearchStore {
     return { perKey: Number.POSITIVE_INFINITY, perBand: this.options.maxPerBand }
   }
 
+  /** The records the last `sequence` read (`storedSeqs`), for a `get` of the same ids before any write; taken once. */
+  private lastRead: { epoch: number; ids: ReadonlySet<string>; found: ReadonlyMap<string, FingerprintRecord> } | null = null
+
   /** Whether `sequence` has refreshed the index once. */
   private seqSynced = false
   /** The block sets the block route looks up (null: blocks) and those new records carry (see `blockSetFormats`). */
@@ -131,6 +134,8 @@ class EsStore implements ElasticsearchStore {
 
   /** What the index set-up and whole-index reads (_index-setup.ts, _index-reads.ts) work through. */
   private readonly ctx: IndexContext
+  /** The index's record layout, set on open: compact = record format 2 (`compactSourceOf`). */
+  private readonly layout = { compact: false }
 
   /** Set on open from a stored record's blocks (see `readBlockScheme`). */
   blockScheme: StoreBlockScheme = { ...DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, fixed: false }
@@ -150,7 +155,7 @@ class EsStore implements ElasticsearchStore {
       awaitShards: () => awaitPrimaries(this.client, this.index),
     }
     this.index = options.index
-    this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn) }
+    this.ctx = { client, index: this.index, node, options, request: (action, fn) => this.request(action, fn), layout: this.layout }
   }
 
   /** One request through the queue, with retries; failures come out as DedupErrors. */
@@ -165,6 +170,7 @@ class EsStore implements ElasticsearchStore {
   /** Index creation / mapping per `ensureIndex`, then the pending list sized to the refresh interval. */
   async open(): Promise<void> {
     const mappings = await prepareIndex(this.ctx)
+    this.layout.compact = compactSourceOf(this.index, mappings)
     this.blockScheme = await readBlockScheme(this.ctx)
     this.sets = await blockSetFormats(this.ctx, mappings)
     const interval = await refreshInterval(this.ctx)
@@ -216,21 +222,35 @@ class EsStore implements ElasticsearchStore {
     })
   }
 
-  /** `seq` of each stored id (ids not stored, or that Elasticsearch cannot hold, are absent). */
+  /**
+   * `seq` of each stored id (ids not stored, or that Elasticsearch cannot hold, are absent). The
+   * records are read whole and kept for a `get` of the same ids before any write (`lastRead`): the
+   * engine asks both for each batch, and one `_mget` answers both.
+   */
   private async storedSeqs(ids: readonly string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>()
+    const epoch = this.writeEpoch
+    const found = await this.mgetRecords(ids, '_mget (seq)')
+    for (const [id, r] of found) if (isSeq(r.seq)) out.set(id, r.seq)
+    this.lastRead = epoch === this.writeEpoch ? { epoch, ids: new Set(ids), found } : null
+    return out
+  }
+
+  /** Records of `ids` by `_mget` (real-time: reads the translog, no refresh or pending merge needed). */
+  private async mgetRecords(ids: readonly string[], action: string): Promise<Map<string, FingerprintRecord>> {
+    const found = new Map<string, FingerprintRecord>()
     const unique = [...new Set(ids)].filter(storableId)
     await Promise.all(
       chunks(unique, this.options.bulkSize).map(async (c) => {
-        const res = await this.request('_mget (seq)', () => this.client.mget<{ dedup?: { seq?: unknown } }>({ index: this.index, ids: c, _source: ['dedup.seq'] }))
+        const res = await this.request(action, () => this.client.mget<{ dedup?: unknown }>({ index: this.index, ids: c, _source: CANDIDATE_SOURCE.includes }))
         for (const doc of res.docs) {
           if (!('found' in doc) || !doc.found) continue
-          const seq = doc._source?.dedup?.seq
-          if (isSeq(seq)) out.set(doc._id, seq)
+          const record = sourceToRecord(doc._id, doc._source, this.layout.compact)
+          if (record !== null) found.set(record.id, record)
         }
       }),
     )
-    return out
+    return found
   }
 
   /** The largest `seq` a search sees in the index (0 when none). */
@@ -316,7 +336,7 @@ class EsStore implements ElasticsearchStore {
     for (let attempt = 0; todo.length > 0; ) {
       const retry: FingerprintRecord[] = []
       const retried: Error[] = []
-      const docs = todo.map((r) => ({ dedup: recordToSource(r, this.sets.write) }))
+      const docs = todo.map((r) => ({ dedup: recordToSource(r, this.sets.write, this.layout.compact) }))
       const okIds: string[] = []
       const dropped = new Map<string, { status: number; error: unknown }>()
       await this.request('_bulk (put)', async () => {
@@ -564,7 +584,7 @@ class EsStore implements ElasticsearchStore {
       if ('error' in item) return list
       // A search without hits comes back without `hits` at all once filtered.
       for (const hit of item.hits?.hits ?? []) {
-        const record = sourceToRecord(String(hit._id), hit._source)
+        const record = sourceToRecord(String(hit._id), hit._source, this.layout.compact)
         if (record !== null) list.push(record)
       }
       return list
@@ -573,20 +593,18 @@ class EsStore implements ElasticsearchStore {
 
   async get(ids: readonly string[]): Promise<Map<string, FingerprintRecord>> {
     if (!Array.isArray(ids)) throw new DedupError('INVALID_OPTION', `Expected \`ids\` to be an array, got ${describeValue(ids)}.`)
-    const found = new Map<string, FingerprintRecord>()
-    const unique = [...new Set(ids)].filter(storableId)
-    await Promise.all(
-      chunks(unique, this.options.bulkSize).map(async (c) => {
-        // mget is real-time (reads the translog): no refresh or pending merge needed.
-        const res = await this.request('_mget', () => this.client.mget<{ dedup?: unknown }>({ index: this.index, ids: c, _source: DEDUP_SOURCE_FIELDS }))
-        for (const doc of res.docs) {
-          if (!('found' in doc) || !doc.found) continue
-          const record = sourceToRecord(doc._id, doc._source)
-          if (record !== null) found.set(record.id, record)
-        }
-      }),
-    )
-    return found
+    // The records `sequence` read for these ids, when nothing was written since: the same answer.
+    const last = this.lastRead
+    this.lastRead = null
+    if (last !== null && last.epoch === this.writeEpoch && ids.every((id) => last.ids.has(id))) {
+      const found = new Map<string, FingerprintRecord>()
+      for (const id of ids) {
+        const r = last.found.get(id)
+        if (r !== undefined) found.set(id, r)
+      }
+      return found
+    }
+    return this.mgetRecords(ids, '_mget')
   }
 
   async installTemplates(names: TemplateNames = {}): Promise<void> {

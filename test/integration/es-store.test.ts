@@ -18,6 +18,7 @@ import { storeContractShort } from '../store/contract-short.js'
 import { T0, flip, idsOf, makeRecord, putAll } from '../store/_records.js'
 import { createDeduplicator } from '../../src/engine/deduplicator.js'
 import { recordToSource } from '../../src/elasticsearch/_document.js'
+import { gramSet } from '../../src/fingerprint/short-grams.js'
 import { Client } from '@elastic/elasticsearch'
 
 type Node = Awaited<ReturnType<typeof acquireElasticsearch>>
@@ -159,6 +160,14 @@ function readJson(path: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as Record<string, unknown>
 }
 
+/** A fresh index with the body an older simdup created (record format 1: nothing out of `_source`, simhash indexed). */
+async function formatOneIndex(): Promise<string> {
+  const index = nextIndex()
+  const { status } = await admin('PUT', `/${index}`, { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: DEDUP_FIELDS_COMPONENT.template.mappings.properties } })
+  if (status !== 200) throw new Error(`creating ${index} answered ${status}`)
+  return index
+}
+
 // ---- mapping ----
 
 describe('elasticsearch store: mapping', () => {
@@ -172,14 +181,20 @@ describe('elasticsearch store: mapping', () => {
     // The store's own defaults, whatever SIMDUP_TEST_SHARDS / _REPLICAS ask of the other tests.
     const store = await createElasticsearchStore({ node: es.url, index })
     await store.close()
-    const file = readJson('mappings/dedup-fields.json') as { template: { mappings: { properties: unknown } } }
+    const file = readJson('mappings/dedup-fields.json') as { template: { mappings: { properties: { dedup: { properties: Record<string, unknown> } } } } }
+    const tpl = readJson('mappings/simdup-template.json') as { template: { mappings: { _meta: unknown; _source: unknown; properties: { dedup: { properties: Record<string, unknown> } } } } }
     const { json } = await admin('GET', `/${index}/_mapping`)
+    // Record format 2: the fields of the component, simhash as the index template has it, `_source` without the band terms and block sets.
+    const properties = structuredClone(file.template.mappings.properties)
+    Object.assign(properties.dedup.properties, tpl.template.mappings.properties.dedup.properties)
     expect((json as Record<string, { mappings: unknown }>)[index]!.mappings).toEqual({
       dynamic: 'false',
-      properties: asEchoed(file.template.mappings.properties),
+      _meta: { simdup: { record_format: 2 } },
+      _source: { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2'] },
+      properties: asEchoed(properties),
     })
     const settings = (await admin('GET', `/${index}/_settings`)).json as Record<string, { settings: { index: Record<string, unknown> } }>
-    expect(settings[index]!.settings.index).toMatchObject({ number_of_shards: '1', number_of_replicas: '0' })
+    expect(settings[index]!.settings.index).toMatchObject({ number_of_shards: '1', number_of_replicas: '0', codec: 'best_compression' })
   })
 
   test('the template files install as cluster templates and shape a new simdup* index', async () => {
@@ -250,6 +265,56 @@ describe('elasticsearch store: mapping', () => {
       expect(await store.count()).toBe(1)
       expect(await ask(store, query(BASE))).toEqual(['doc-2'])
       expect([...(await store.get(['doc-1', 'doc-2'])).keys()]).toEqual(['doc-2'])
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('record format 2: `_source` holds the compact sketch and terms, not the band terms or block sets; lookups by them still match', async () => {
+    const store = await makeStore()
+    const index = created.at(-1)!
+    try {
+      const g = gramSet('国务院办公厅关于进一步做好稳就业工作的通知明确提出要加大对中小企业的支持力度。')
+      const short = makeRecord('short-1', BASE, { sketch: g.sketch, bands: g.terms, short: true })
+      const long = makeRecord('long-1', { hi: BASE.hi, lo: ~BASE.lo >>> 0 }, { sketch: `m:${'0123456789abcdef'.repeat(8)}0000000a`, bands: ['m0_0000000a', 'm1_0000000b'] })
+      await putAll(store, [short, long])
+      await store.refresh()
+      const doc = ((await admin('GET', `/${index}/_doc/short-1`)).json as { _source: { dedup: Record<string, unknown> } })._source.dedup
+      expect(Object.keys(doc)).not.toContain('bands')
+      expect(Object.keys(doc)).not.toContain('block_sets_v2')
+      expect(doc.sketch).toMatch(/^r:/)
+      expect(doc.terms).toMatch(/^@/)
+      // Read back whole (mget) and as candidates found by one prefix term and by a MinHash band term.
+      expect(await store.get(['short-1', 'long-1'])).toEqual(new Map([['short-1', short], ['long-1', long]]))
+      const far = { hi: ~BASE.hi >>> 0, lo: ~BASE.lo >>> 0 }
+      const [byTerm, byBand] = await store.candidates([query(far, { bands: [g.terms.at(-1)!] }), query(far, { bands: ['m1_0000000b'] })])
+      expect(byTerm).toEqual([short])
+      expect(byBand).toEqual([long])
+      // An older simdup's record (full layout: its band terms are dropped from `_source`) is refused by name.
+      await admin('PUT', `/${index}/_doc/old-1?refresh=true`, { dedup: recordToSource(makeRecord('old-1', flip(BASE, 50), { bands: ['m0_0000000c'] })) })
+      await expect(store.get(['old-1'])).rejects.toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringMatching(/`old-1` has no `dedup.terms`/) })
+    } finally {
+      await store.close()
+    }
+  })
+
+  test('an index of record format 1 (made by an older simdup) is read and written in its own layout', async () => {
+    const index = await formatOneIndex()
+    const old = makeRecord('old-1', BASE, { bands: ['m0_0000000a'] })
+    await admin('PUT', `/${index}/_doc/old-1?refresh=true`, { dedup: recordToSource(old) })
+    const store = await makeStore({}, index)
+    try {
+      const g = gramSet('我不喜欢这个新的设计方案')
+      const short = makeRecord('short-1', flip(BASE, 20), { sketch: g.sketch, bands: g.terms, short: true })
+      await putAll(store, [short])
+      await store.refresh()
+      const doc = ((await admin('GET', `/${index}/_doc/short-1`)).json as { _source: { dedup: Record<string, unknown> } })._source.dedup
+      expect(doc.bands).toEqual(g.terms)
+      expect(doc.sketch).toBe(g.sketch)
+      expect('terms' in doc).toBe(false)
+      expect(await store.get(['old-1', 'short-1'])).toEqual(new Map([['old-1', old], ['short-1', short]]))
+      const far = { hi: ~BASE.hi >>> 0, lo: ~BASE.lo >>> 0 }
+      expect(idsOf((await store.candidates([query(far, { bands: ['m0_0000000a', g.terms[0]!] })]))[0]!)).toEqual(['old-1', 'short-1'])
     } finally {
       await store.close()
     }
@@ -399,6 +464,45 @@ describe('elasticsearch store: writes', () => {
       for (let i = 10; i < 40; i++) expect(got.get(records[i]!.id)).toEqual(records[i])
     } finally {
       await store.close()
+    }
+  })
+})
+
+describe('elasticsearch store: one read of a batch\'s ids', () => {
+  test('`sequence` then `get` of the same ids is one `_mget`, answering as a fresh `get` does; a write between them makes `get` read again', async () => {
+    const index = nextIndex()
+    const client = new Client({ nodes: es.nodes })
+    const mgets: string[] = []
+    client.diagnostic.on('request', (_err, req) => {
+      if (req!.meta.request.params.path.includes('/_mget')) mgets.push(req!.meta.request.params.path)
+    })
+    const store = await createElasticsearchStore({ client, index, ...testIndexOptions() })
+    try {
+      const a = makeRecord('a', BASE)
+      await putAll(store, [a])
+      mgets.length = 0
+      const ids = ['a', 'b', 'a']
+      expect(await store.sequence(ids)).toEqual([a.seq, expect.any(Number), a.seq])
+      expect(await store.get(['a', 'b'])).toEqual(new Map([['a', a]]))
+      expect(mgets).toHaveLength(1)
+      // Taken once: the next get reads again.
+      expect(await store.get(['a'])).toEqual(new Map([['a', a]]))
+      expect(mgets).toHaveLength(2)
+      // A write after sequence: get reads the index, and sees it.
+      await store.sequence(['a', 'b'])
+      const b = makeRecord('b', flip(BASE, 9))
+      await putAll(store, [b])
+      mgets.length = 0
+      expect(await store.get(['a', 'b'])).toEqual(new Map([['a', a], ['b', b]]))
+      expect(mgets).toHaveLength(1)
+      // Ids sequence did not read: read.
+      await store.sequence(['a'])
+      mgets.length = 0
+      expect(await store.get(['a', 'b'])).toEqual(new Map([['a', a], ['b', b]]))
+      expect(mgets).toHaveLength(1)
+    } finally {
+      await store.close()
+      await client.close()
     }
   })
 })
@@ -747,7 +851,8 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
   })
 
   test('a new index looks its 6-block records up by block sets; an index holding a record without them (an older simdup\'s) by blocks', async () => {
-    const store = await makeStore()
+    // An index of record format 1, as the simdup that wrote records without block sets made it.
+    const store = await makeStore({}, await formatOneIndex())
     const index = store.options.index
     const scheme = { blocks: 6, minMatch: 3 }
     await putAll(store, [makeRecord('with-sets', fp(1), {}, scheme)])
@@ -769,7 +874,8 @@ describe('elasticsearch store: the block scheme is fixed per index', () => {
   })
 
   test('an index of the older set format (joined, `block_sets`) is looked up and written in it; one whose records disagree, by blocks', async () => {
-    const store = await makeStore()
+    // Record format 1 (`_source` holds the block sets), as the simdup writing the older set format made it.
+    const store = await makeStore({}, await formatOneIndex())
     const index = store.options.index
     const scheme = { blocks: 6, minMatch: 3 }
     await store.close()

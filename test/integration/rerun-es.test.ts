@@ -203,11 +203,21 @@ describe('two writers at once (Elasticsearch)', () => {
   })
 })
 
+/** The body of an index as an older simdup made it: record format 1 (nothing out of `_source`, simhash indexed, default codec). */
+function formatOneBody(): ReturnType<typeof simdupIndexBody> {
+  const body = simdupIndexBody()
+  delete body.mappings._source
+  delete body.mappings._meta
+  delete body.settings.codec
+  ;(body.mappings.properties as { dedup: { properties: Record<string, unknown> } }).dedup.properties.simhash = { type: 'keyword', doc_values: false }
+  return body
+}
+
 describe('indices written before records carried a sequence', () => {
   /** The mapping and a record as simdup wrote them before `dedup.seq` existed. */
   async function oldIndex(withRecord: boolean): Promise<string> {
     const index = nextIndex()
-    const body = simdupIndexBody()
+    const body = formatOneBody()
     const props = (body.mappings.properties as { dedup: { properties: Record<string, unknown> } }).dedup.properties
     delete props.seq
     expect((await admin('PUT', `/${index}`, body)).status).toBe(200)
@@ -236,7 +246,7 @@ describe('indices written before records carried a sequence', () => {
 describe('indices written before records carried `supersedes`', () => {
   test('one is opened as it is and gets the field in its mapping; its versions are listed, and reconcile adds their links', async () => {
     const index = nextIndex()
-    const body = simdupIndexBody()
+    const body = formatOneBody()
     delete (body.mappings.properties as { dedup: { properties: Record<string, unknown> } }).dedup.properties.supersedes
     expect((await admin('PUT', `/${index}`, body)).status).toBe(200)
     // Two versions of one page as simdup wrote them before: same URL key, other content, no link.
