@@ -53,6 +53,67 @@ export class Overlay {
   }
 }
 
+const KEYS = ['contentHash', 'urlHash', 'titleHash'] as const
+type Key = (typeof KEYS)[number]
+
+/**
+ * Whether the store copy `r` no longer holds its place under `key` in what one sequential run
+ * has stored by now: the operation deleted it, or wrote a newer version of its id without that
+ * key value (an update) or with another `seq`. A newer version that keeps both is among the
+ * operation's own candidates (`Overlay.batch`) and takes the place itself.
+ */
+export function staleUnder(overlay: Overlay, r: FingerprintRecord, key: Key): boolean {
+  if (overlay.gone.has(r.id)) return true
+  const latest = overlay.latest.get(r.id)
+  return latest !== undefined && latest !== r && (latest[key] !== r[key] || latest.seq !== r.seq)
+}
+
+/**
+ * `found`, the store's answer to `q`, read on past stale copies. The store answers each exact
+ * key of `q` with its newest `perKey` records (by `seq`); when some of those are stale for this
+ * operation (`staleUnder`: an id it updated away from the key, or deleted), the sequential run
+ * would have had older records of the key in their places, and a decision bounded over fewer
+ * would differ from a clean run's. The key alone is then asked again below the oldest of those
+ * (`maxSeq`), page by page, until the pages hold `perKey` records that are not stale or the key
+ * has no more. No store round trip unless a stale record is in a cut key (the bounds of the
+ * decision then keep the newest `perKey` of the union, as before).
+ */
+export async function pastStale(
+  store: FingerprintStore, overlay: Overlay, q: CandidateQuery, found: readonly FingerprintRecord[],
+): Promise<FingerprintRecord[]> {
+  const perKey = store.candidateBounds.perKey
+  if (!Number.isFinite(perKey) || (overlay.latest.size === 0 && overlay.gone.size === 0)) return [...found]
+  if (!found.some((r) => overlay.gone.has(r.id) || overlay.latest.has(r.id))) return [...found]
+  const out = [...found]
+  const ids = new Set(out.map((r) => r.id))
+  for (const key of KEYS) {
+    const value = q[key]
+    if (value === null || value === undefined) continue
+    let page = newestWith(out, key, value, perKey)
+    let fresh = page.filter((r) => !staleUnder(overlay, r, key)).length
+    while (page.length >= perKey && fresh < perKey) {
+      const below = page[page.length - 1]!.seq
+      if (below === undefined || below <= 0) break
+      const { bands: _b, bandCheck: _c, known: _k, allBands: _a, ...rest } = q
+      const keyOnly: CandidateQuery = { ...rest, blocks: [], contentHash: null, urlHash: null, titleHash: null, [key]: value, maxSeq: below - 1 }
+      const more = (await store.candidates([keyOnly]))[0] ?? []
+      for (const r of more) {
+        if (ids.has(r.id)) continue
+        ids.add(r.id)
+        out.push(r)
+      }
+      page = newestWith(more, key, value, perKey)
+      fresh += page.filter((r) => !staleUnder(overlay, r, key)).length
+    }
+  }
+  return out
+}
+
+/** The newest `n` records of `records` whose `key` is `value` (first-insertion order, newest first). */
+function newestWith(records: readonly FingerprintRecord[], key: Key, value: string, n: number): FingerprintRecord[] {
+  return records.filter((r) => r[key] === value).sort((a, b) => compareOrder(b, a)).slice(0, n)
+}
+
 /** Decides a stored record again: its best match among `found` (the store's answer to `q`) and the overlay's records. */
 export type Redecide = (record: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]) => Match | null
 
@@ -112,7 +173,7 @@ export async function reelect(
     const i = asked.get(m.id)
     let next: FingerprintRecord = m
     if (i !== undefined) {
-      const found = (answers[i] ?? []).filter((r) => !overlay.gone.has(r.id))
+      const found = (await pastStale(store, overlay, queries[i]!, answers[i] ?? [])).filter((r) => !overlay.gone.has(r.id))
       next = withMatch(m, redecide(m, queries[i]!, found))
     } else if (m.duplicateOf !== null) {
       const parent = overlay.latest.get(m.duplicateOf)

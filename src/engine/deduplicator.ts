@@ -6,7 +6,7 @@ import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, o
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
-import { Overlay, reelect, sameContent } from './_reelect.js'
+import { Overlay, pastStale, reelect, sameContent } from './_reelect.js'
 import { boundCandidates } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
@@ -199,10 +199,12 @@ export class Deduplicator {
       // this batch (its old band terms). Then (rare: only after concurrent writers, or an update)
       // every band match is asked for and bounded among the earlier records (`choose`), as reconcile does.
       let whole = banded[i]!
+      // Store copies of ids this batch updated or deleted may also hold places of an exact key's
+      // newest `perKey`: the key is then read on past them (`pastStale`).
       const untied = async (list: FingerprintRecord[]): Promise<FingerprintRecord[]> => {
-        if (!list.some((r) => (r.seq === subject.seq && r.id > subject.id) || moved.has(r.id))) return list
+        if (!list.some((r) => (r.seq === subject.seq && r.id > subject.id) || moved.has(r.id))) return pastStale(o.store, overlay, q, list)
         whole = true
-        return (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? []
+        return pastStale(o.store, overlay, q, (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? [])
       }
       let found = await untied(fromStore[i] ?? [])
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)

@@ -74,6 +74,12 @@ export class TableRows {
    * that row order is `seq` order and a newest-first walk may stop early (see `bandRoute`).
    */
   protected seqOrdered = true
+  /**
+   * The rows written with a `seq` no larger than an earlier row's (an id written again: an update,
+   * a re-pointed record), each with the largest `seq` of the rows up to it. Every other row's
+   * largest is its own `seq` (see `seqCeiling`).
+   */
+  private readonly seqHighs = new SparseI32Column()
   protected readonly meta = new DictColumn('uint32')
   protected readonly alive = new BitColumn()
   /** Arena position of each group of 2^GROUP_BITS rows' string regions (in-memory store). */
@@ -183,7 +189,10 @@ export class TableRows {
     this.time.set(row, v.indexedAt)
     this.seqs.set(row, v.seq)
     if (v.seq > this.maxSeq) this.maxSeq = v.seq
-    else this.seqOrdered = false
+    else {
+      this.seqOrdered = false
+      this.seqHighs.set(row, this.maxSeq | 0)
+    }
     this.alive.set(row, true)
     this.meta.set(row, (flags | (v.layer << LAYER_SHIFT) | (v.distance << DISTANCE_SHIFT) | (layout << LAYOUT_SHIFT) | (version << VERSION_SHIFT)) >>> 0)
     if (this.reader === null) this.groupPos.set(row >>> GROUP_BITS, this.arena.append(buf, v.regionStart, v.end, (row & GROUP_MASK) === 0))
@@ -323,6 +332,16 @@ export class TableRows {
     return this.seqs.get(row)
   }
 
+  /**
+   * The largest `seq` of any row up to `row` (row order is write order): no row before it, and so
+   * none after it in a newest-first chain walk, has a larger one.
+   */
+  protected seqCeiling(row: number): number {
+    const seq = this.seqs.get(row)
+    if (this.seqOrdered) return seq
+    return Math.max(seq, this.seqHighs.get(row) >>> 0)
+  }
+
   /** Whether a row is live. */
   isLive(row: number): boolean {
     return row >= 0 && row < this.rows && this.alive.has(row)
@@ -340,7 +359,7 @@ export class TableRows {
     const sum = (parts: readonly { byteLength(): number }[]): number => parts.reduce((t, p) => t + p.byteLength(), 0)
     return {
       fingerprints: sum([this.hi, this.lo, this.folds]),
-      rowColumns: sum([this.time, this.seqs, this.meta, this.alive, this.explicitPos, this.explicitPool]),
+      rowColumns: sum([this.time, this.seqs, this.seqHighs, this.meta, this.alive, this.explicitPos, this.explicitPool]),
       payloads: sum([this.arena, this.groupPos, this.offsets]),
       ids: sum([this.ids, this.clusters, this.clusterHash]),
       exactKeys: sum([this.content, this.urls, this.titles]),

@@ -117,25 +117,62 @@ export class Tables extends TableRecords {
     }
   }
 
-  /** Rows whose exact-layer key `k` (0 content, 1 URL, 2 title; `flag` marks rows having it) is (kHi, kLo). */
+  /**
+   * Rows whose exact-layer key `k` (0 content, 1 URL, 2 title; `flag` marks rows having it) is
+   * (kHi, kLo): the newest `max` of them by `seq` (first-insertion order, as the engine bounds its
+   * in-batch candidates: engine/_bounds.ts), rows tied with the last kept all kept. The chain runs
+   * newest row first; while no id was written twice row order is `seq` order and the walk stops at
+   * the `max`-th row. After an update or a re-pointing (the record written again, with its old
+   * `seq`, as the chain's newest row) it walks on until no row left can have a larger `seq` than
+   * the `max`-th kept (`seqCeiling`): taking the rows written last instead would let a re-run,
+   * whose write history differs, see other candidates than the first run.
+   */
   private keyRoute(
     k: number, flag: number, kHi: number, kLo: number,
     since: number, exclude: number, max: number, seen: Set<number>, out: number[],
   ): void {
     const index = this.keyIndexes[k]!
     let row = index.wide ? index.seek(kHi, kLo) : index.seek(0, foldKey(kHi, kLo))
+    const ordered = this.seqOrdered
+    // Rows kept so far, newest `seq` first (unordered walks only).
+    const top: number[] = []
     let found = 0
     while (row >= 0 && found < max) {
+      if (!ordered && top.length >= max && this.seqs.get(top[max - 1]!) > this.seqCeiling(row)) break
       if (this.alive.has(row) && (this.meta.get(row) & flag) === flag && index.matches(row)
         && row !== exclude && this.time.get(row) >= since && this.seqs.get(row) <= this.seqBound && (index.wide || this.entryKeyIs(row, k, kHi, kLo))) {
-        found++
-        if (!seen.has(row)) {
-          seen.add(row)
-          out.push(row)
+        if (ordered) {
+          found++
+          if (!seen.has(row)) {
+            seen.add(row)
+            out.push(row)
+          }
+        } else {
+          this.keepNewest(top, row, max)
         }
       }
       row = index.next(row)
     }
+    for (const r of top) {
+      if (!seen.has(r)) {
+        seen.add(r)
+        out.push(r)
+      }
+    }
+  }
+
+  /** Inserts `row` into `top` (newest `seq` first), then drops the rows past the `max`-th that are older than it. */
+  private keepNewest(top: number[], row: number, max: number): void {
+    const seqs = this.seqs
+    const seq = seqs.get(row)
+    let i = top.length
+    while (i > 0 && seqs.get(top[i - 1]!) < seq) i--
+    top.splice(i, 0, row)
+    if (top.length <= max) return
+    const cut = seqs.get(top[max - 1]!)
+    let n = max
+    while (n < top.length && seqs.get(top[n]!) === cut) n++
+    top.length = n
   }
 
   /** Every live row whose URL hash is (hi, lo), in no particular order (the whole chain is walked). */
