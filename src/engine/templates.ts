@@ -34,7 +34,8 @@ import { labelOnly, lineShapeKey, mayHaveBylines, mayHaveLabels, mayHaveRelatedL
  * Applying (every document): left out of the text that is fingerprinted are the lines that are
  * template on **any** host, runs of {@link HEADLINE_BLOCK_MIN} or more adjacent lines that are
  * known headlines (never the text's own first line), and lines that are chrome by their shape
- * alone (`labelOnly`: labelled values, dates and tool words only, no learning needed). Applying
+ * alone (`labelOnly`: labelled values, dates and tool words only, or a dated byline;
+ * `relatedLists`: a related-headline list under its heading; no learning needed). Applying
  * the union, not the document's own host's set, keeps a page and its copy elsewhere (a mirror, a
  * repost, a plain-text copy) comparable: both lose the same lines. A document left with too
  * little text keeps it whole ({@link TEMPLATE_MIN_KEPT_CHARS}).
