@@ -2,7 +2,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
-import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, minhashPart, sketchGrams, vetoPart } from '../fingerprint/short-grams.js'
+import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -124,16 +124,12 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb) || gramVerdict(a, b, o.analyzer.shortText).veto) return null
     return { rule: 'simhash', resemblance: null }
   }
-  // A short article (both texts carry their gram sets, `VETO_GRAM_MAX_CHARS`) with a figure
-  // changed or a negation flipped is another article, however alike the rest.
-  const dm = dSketch === null ? null : minhashPart(dSketch)
-  const cm = c.sketch === undefined ? undefined : minhashPart(c.sketch)
   if (distance <= o.maxDistance) {
     // SimHash is blind to length: a section and the whole page it sits in can be within k. Two
     // texts whose 5-gram sets differ in size more than `minResemblance` allows cannot be alike
     // enough (J ≤ min/max of the sizes), whatever the distance.
-    if (!d.short && !c.short && !(dm !== null && cm !== undefined && resemblanceBound(dm, cm) < o.minResemblance)) {
-      return vetoed(dSketch, c.sketch, o) ? null : { rule: 'simhash', resemblance: null }
+    if (!d.short && !c.short && !(dSketch !== null && c.sketch !== undefined && resemblanceBound(dSketch, c.sketch) < o.minResemblance)) {
+      return { rule: 'simhash', resemblance: null }
     }
     const short = o.analyzer.shortText
     if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
@@ -142,28 +138,16 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     }
   }
   // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-  if (o.minhash && !d.short && !c.short && dm !== null && cm !== undefined) {
+  if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
     // A sketch of few shingles estimates with a larger error, and pairs of templated pages crowd
     // just below the threshold: such an estimate must clear the threshold by its extra error.
     // (NaN unless both are valid sketches; the margin is asked only of estimates that pass.)
-    const resemblance = minhashSimilarity(dm, cm)
-    if (resemblance >= o.minResemblance && resemblance >= o.minResemblance + sparseSketchMargin(dm, cm, resemblance, o.minResemblance)) {
-      return vetoed(dSketch, c.sketch, o) ? null : { rule: 'minhash', resemblance }
+    const resemblance = minhashSimilarity(dSketch, c.sketch)
+    if (resemblance >= o.minResemblance && resemblance >= o.minResemblance + sparseSketchMargin(dSketch, c.sketch, resemblance, o.minResemblance)) {
+      return { rule: 'minhash', resemblance }
     }
   }
   return null
-}
-
-/**
- * Whether both sketches carry their gram sets (short articles) and each has a gram with a digit
- * that the other lacks (`gramVerdict`): a figure changed. Negations and Chinese numerals veto only
- * on the short route (on longer texts regional wording flips them: measured on the main stream).
- */
-function vetoed(a: string | null, b: string | undefined, o: MatchOptions): boolean {
-  const ga = vetoPart(a)
-  if (ga === null) return false
-  const gb = vetoPart(b)
-  return gb !== null && gramVerdict(ga, gb, o.analyzer.shortText).figures === 3
 }
 
 /**
@@ -183,7 +167,7 @@ export interface RuleEvidence {
   /** Bigram sets only: the shorter text's share of the shared bigrams, and its threshold. */
   containment?: number
   containmentThreshold?: number
-  /** The two texts' bigram sets (short texts; longer ones of at most `VETO_GRAM_MAX_CHARS` content characters) differ in a bigram with a digit or a negation: no match, whatever the resemblance. */
+  /** Bigram sets only: the two sets differ in a bigram with a digit or a negation (no match, whatever the resemblance). */
   veto?: boolean
 }
 
@@ -200,15 +184,9 @@ export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOp
   }
   if (a.slice(0, 2) !== b.slice(0, 2)) return null
   if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }
-  const ma = minhashPart(a)
-  const mb = minhashPart(b)
-  const resemblance = minhashSimilarity(ma, mb)
+  const resemblance = minhashSimilarity(a, b)
   if (Number.isNaN(resemblance)) return null
-  const ga = vetoPart(a)
-  const gb = vetoPart(b)
-  const v = ga !== null && gb !== null ? gramVerdict(ga, gb, t) : null
-  const veto = v !== null && v.figures === 3
-  return { rule: 'minhash', measure: 'estimated-5gram-jaccard', resemblance, threshold: o.minResemblance + sparseSketchMargin(ma, mb, resemblance, o.minResemblance), ...(veto ? { veto } : {}) }
+  return { rule: 'minhash', measure: 'estimated-5gram-jaccard', resemblance, threshold: o.minResemblance + sparseSketchMargin(a, b, resemblance, o.minResemblance) }
 }
 
 /**

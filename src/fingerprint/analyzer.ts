@@ -10,7 +10,7 @@ import { contentKey, hash64Hex } from './hash.js'
 import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type ShortTextOptions } from './short-text.js'
 import { defaultIdf, defaultStopWords } from './_data.js'
 import { minhashSketch, type MinHashSketch } from './minhash.js'
-import { SHORT_GRAM_FLOOR, VETO_GRAM_MAX_CHARS, fitsShortRoute, gramSet, withVetoGrams } from './short-grams.js'
+import { SHORT_GRAM_FLOOR, fitsShortRoute, gramSet } from './short-grams.js'
 import { stripAttribution } from '../normalize/attribution.js'
 import { TermTable } from './_term-table.js'
 import { RunMemo } from './_run-memo.js'
@@ -19,7 +19,7 @@ import { RunMemo } from './_run-memo.js'
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/12'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/11'
 
 /**
  * Everything the engine needs to know about one document's content. Read-only: an analyzer may
@@ -187,13 +187,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
       short,
       key,
-      grams !== null
-        ? grams.sketch
-        : short
-          ? termSetSketchOfHashes(table.lo, table.distinct, d)
-          : minhash === null
-            ? null
-            : fitsShortRoute(normalized, VETO_GRAM_MAX_CHARS) ? withVetoGrams(minhash.sketch, normalized) : minhash.sketch,
+      grams !== null ? grams.sketch : short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
       grams !== null ? grams.terms : (minhash?.bands ?? []),
     )
     if (normalized.length <= RECENT_MAX_TEXT) {

@@ -1,8 +1,5 @@
 import { hex32 } from '../bits.js'
 import { gramRank } from './_gram-order.js'
-import { MINHASH_SKETCH_CHARS, minhashPart } from './minhash.js'
-
-export { minhashPart }
 
 /**
  * The exact route for short texts (issue 24): below `SHORT_GRAM_MAX_CHARS` content characters a
@@ -40,15 +37,6 @@ export { minhashPart }
 
 /** Largest number of content characters of a text decided by the exact short-text route. */
 export const SHORT_GRAM_MAX_CHARS = 150
-/**
- * Largest number of content characters of a longer text (decided by SimHash and MinHash) whose
- * sketch carries its gram set too (`m:…|s:…`, {@link vetoPart}): a figure changed or a negation
- * flipped in a short article vetoes what SimHash or the MinHash estimate would accept (issue 24: in
- * a short text a number is content). Measured on short news under portal chrome
- * (docs/notes/2026-11-27-eval-short-news-chrome.md): items of up to 300 Han characters with their
- * headline and what chrome is left.
- */
-export const VETO_GRAM_MAX_CHARS = 400
 /** Fewest grams of a text the short-text rules may match (fewer: exact duplicates only). */
 export const MIN_GRAMS = 2
 /**
@@ -266,8 +254,6 @@ export interface GramVerdict {
   containment: number
   /** The two sets differ in a gram with a digit or a negation. */
   veto: boolean
-  /** Which sets have a digit gram the other lacks: 1 the first, 2 the second, 3 both (a veto). */
-  figures: number
   /** Which rule accepts: 'short-text' (Jaccard), 'containment', or null. */
   rule: 'short-text' | 'containment' | null
   /** The accepting rule's evidence (or the Jaccard when none accepts). */
@@ -374,8 +360,7 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
     else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
   }
-  const figures = ((onlyA & DIGIT) !== 0 ? 1 : 0) | ((onlyB & DIGIT) !== 0 ? 2 : 0)
-  return { jaccard, containment, veto, figures, rule, resemblance: rule === 'containment' ? containment : jaccard }
+  return { jaccard, containment, veto, rule, resemblance: rule === 'containment' ? containment : jaccard }
 }
 
 /**
@@ -386,48 +371,6 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
 export function gramBound(na: number, nb: number, i: number, j: number): { jaccard: number; containment: number } {
   const overlap = Math.min(na - i, nb - j)
   return { jaccard: overlap / (na + nb - overlap), containment: overlap / Math.min(na, nb) }
-}
-
-/** A gram-set sketch (`s:` + 8 hex digits per gram, ascending) of a normalised text, without its prefix terms. */
-export function gramSketch(normalized: string): string {
-  let sketch = GRAM_SET_PREFIX
-  for (const k of gramKeys(normalized)) sketch += hex32(k)
-  return sketch
-}
-
-/**
- * A MinHash sketch with the text's number of digits (8 hex digits) and its gram keys (8 hex digits
- * each) after its bits, for the veto ({@link VETO_GRAM_MAX_CHARS}): still one run of hex digits
- * after `m:`, so both stores keep it as bytes; `minhashPart` gives the MinHash sketch back.
- */
-export function withVetoGrams(minhash: string, normalized: string): string {
-  let digits = 0
-  for (let i = 0; i < normalized.length; i++) {
-    const c = normalized.charCodeAt(i)
-    if (c >= 0x30 && c <= 0x39) digits++
-  }
-  // Grams within runs of content characters only: a sentence moved, or spaces put around a
-  // figure ("第 3 章" / "第3章"), makes no gram the other text lacks.
-  const keys = new Set<number>()
-  for (const run of normalized.split(RUN_BREAK)) if (run.length > 1) for (const k of gramKeys(run)) keys.add(k)
-  let out = minhash + hex32(digits)
-  for (const k of [...keys].sort((x, y) => x - y)) out += hex32(k)
-  return out
-}
-
-/** What ends a run of content characters for the veto grams: anything but letters, digits and a point. */
-const RUN_BREAK = /[^\p{L}\p{N}.]+/u
-
-/** The number of digits a sketch with a gram set records (`withVetoGrams`), or -1. */
-export function vetoDigits(sketch: string | null | undefined): number {
-  if (sketch == null || sketch.length <= MINHASH_SKETCH_CHARS || !sketch.startsWith('m:')) return -1
-  return parseInt(sketch.slice(MINHASH_SKETCH_CHARS, MINHASH_SKETCH_CHARS + 8), 16)
-}
-
-/** The gram set (an `s:` sketch) a MinHash sketch carries (`withVetoGrams`), or null. */
-export function vetoPart(sketch: string | null | undefined): string | null {
-  if (sketch == null || sketch.length <= MINHASH_SKETCH_CHARS || !sketch.startsWith('m:')) return null
-  return GRAM_SET_PREFIX + sketch.slice(MINHASH_SKETCH_CHARS + 8)
 }
 
 /** The gram set of a sketch: an `s:` sketch itself, else null. */
