@@ -27,7 +27,7 @@ export const CHROME_LABELS = [
   '责任编辑', '编辑', '责编', '信息来源', '文章来源', '新闻来源', '消息来源', '来源', '稿源', '出处', '作者', '记者', '通讯员', '摄影', '供稿', '校对', '审核', '发布者',
   '发布时间', '发布日期', '发表时间', '更新时间', '时间', '日期', '字体', '字号', '分享到', '分享',
   '浏览次数', '浏览量', '浏览', '阅读量', '阅读', '点击数', '点击量', '点击', '评论', '上一篇', '下一篇',
-  '当前位置', '您的位置', '你的位置', '所在位置', '位置', '关键词', '标签', 'tags',
+  '当前位置', '您的位置', '你的位置', '所在位置', '位置', '关键词', '标签', 'tags', '楼主', '回复',
 ] as const
 /** A labelled value longer than this (characters) is content: not masked. */
 export const MAX_LABEL_VALUE = 30
@@ -35,6 +35,8 @@ export const MAX_LABEL_VALUE = 30
 export const MIN_WORD_CHARS = 6
 /** The longest part of a breadcrumb (characters). */
 const MAX_CRUMB = 16
+/** The longest line (characters) that can be a list heading after a section name. */
+const MAX_LIST_HEADING = 20
 
 const LABEL = new RegExp(`(^|[\\s【\\[（(|丨｜·])(${[...CHROME_LABELS].sort((a, b) => b.length - a.length).join('|')})\\s*[:：]`, 'giu')
 const CLOSE = /[】\]）)]/u
@@ -81,11 +83,27 @@ const TOOL_WORDS = /[【[][^】\]]{1,8}[】\]]/gu
  * @example labelOnly('发布时间：2024-05-02 09:39 来源：某某日报 作者：某某') // true
  */
 export function labelOnly(line: string): boolean {
-  if (!line.includes(':') && !line.includes('：')) return false
-  let s = maskLabels(line.trim())
-  if (!s.includes('◇')) return false
+  const colon = line.includes(':') || line.includes('：')
+  const dated = DATED.test(line)
+  if (!colon && !dated) return false
+  let s = colon ? maskLabels(line.trim()) : line.trim()
+  if (!s.includes('◇') && !dated) return false
   s = s.replace(FIGURES, '#').replace(TOOL_WORDS, '').replace(LABEL_WORD, '')
-  return s.replace(NOT_WORD, '').replace(/[#◇]/gu, '').length === 0
+  const left = s.replace(NOT_WORD, '').replace(/[#◇]/gu, '')
+  // A byline: a dated line with a few Han words beside its labelled values (a source name,
+  // 发表于, 只看楼主): "央视网 2023-03-06 22:19", "楼主：… 发表于 2018-04-22 16:18 只看楼主".
+  return left.length === 0 || (dated && left.length <= BYLINE_MAX_WORDS && HAN_ONLY.test(left))
+}
+
+/** A date with its year: 2024-05-02, 2024/5/2, 2024.05.02, 2024年5月2日. */
+const DATED = /(?:^|\D)(?:19|20)\d\d(?:[-/.]\d{1,2}[-/.]\d{1,2}|年\d{1,2}月\d{1,2}日)(?!\d)/u
+const HAN_ONLY = /^\p{Script=Han}*$/u
+/** Most Han characters a dated line keeps beside its labelled values and figures to be a byline. */
+export const BYLINE_MAX_WORDS = 12
+
+/** Whether a text holds a date with its year (a quick test: a byline may be among its lines). */
+export function mayHaveBylines(text: string): boolean {
+  return DATED.test(text)
 }
 
 /**
@@ -102,6 +120,7 @@ export function lineShape(line: string): string {
 function masked(line: string): string {
   let s = line.trim()
   const f = features(s)
+  if (f & COLON) s = maskListHeading(s)
   if (f & COLON && mayHaveLabels(s)) s = maskLabels(s)
   if (f & CRUMB) s = maskCrumbs(s)
   if (f & DIGIT) s = maskFigures(s)
@@ -193,8 +212,19 @@ function maskLabels(line: string): string {
 
 function maskCrumbs(line: string): string {
   const parts = line.split(CRUMB_SEP)
-  if (parts.length < 3 || parts.some((p) => p.length === 0 || p.length > MAX_CRUMB)) return line
+  if (parts.length < 2 || parts.some((p) => p.length === 0 || p.length > MAX_CRUMB)) return line
   return `${parts[0]}>◇`
+}
+
+/**
+ * A list heading after a section name ("天涯杂谈 相关帖子：", "国内新闻 相关新闻:"): a short line
+ * ending in a colon whose words before the last change with the page's section. Its shape is its
+ * last word.
+ */
+function maskListHeading(line: string): string {
+  if (line.length > MAX_LIST_HEADING || !/[:：]$/u.test(line)) return line
+  const cut = line.search(/\s\S+$/u)
+  return cut < 0 ? line : line.slice(cut).trim()
 }
 
 function maskFigures(line: string): string {
@@ -204,4 +234,50 @@ function maskFigures(line: string): string {
   if (DATE_ONLY.test(masked) && /[年\-/]/u.test(line)) return '#date'
   const letters = masked.match(LETTER)?.length ?? 0
   return letters >= MIN_WORD_CHARS ? masked : line
+}
+
+/**
+ * Headings of a portal's list of other pages' headlines (related, recommended, most read): the
+ * closed vocabulary portals print above such a list, with or without a section name before it
+ * ("天涯杂谈 相关帖子：").
+ */
+export const RELATED_HEADINGS = [
+  '相关推荐', '相关新闻', '相关阅读', '相关文章', '相关链接', '相关帖子', '相关报道', '相关资讯', '热点推荐', '热门推荐', '热门文章',
+  '热门新闻', '推荐阅读', '延伸阅读', '猜你喜欢', '为你推荐', '更多新闻', '更多阅读', '最新文章', '精彩推荐', '今日推荐',
+] as const
+const RELATED_SET = new Set<string>(RELATED_HEADINGS)
+const RELATED_GATE = /相关|推荐|阅读|喜欢|热门|更多|最新/u
+/** The longest item (non-space characters) of a related-headline list. */
+export const RELATED_ITEM_MAX = 40
+
+/**
+ * Related-headline lists by their shape alone: a heading of {@link RELATED_HEADINGS} (its own
+ * line) and the run of headline-like lines after it (at most {@link RELATED_ITEM_MAX} non-space
+ * characters, no full stop), up to the first line that is not one. null: none.
+ * @example relatedLists(['正文。', '相关推荐', '甲地发生某事', '乙地召开某会']) // [false, true, true, true]
+ */
+export function relatedLists(lines: readonly string[]): boolean[] | null {
+  let out: boolean[] | null = null
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim()
+    if (line.length > MAX_LIST_HEADING || !RELATED_GATE.test(line)) continue
+    if (!RELATED_SET.has(lineShape(line))) continue
+    out ??= lines.map(() => false)
+    out[i] = true
+    let j = i + 1
+    for (; j < lines.length; j++) {
+      const item = lines[j]!.trim()
+      if (item === '') continue
+      const n = item.replace(/\s/gu, '').length
+      if (n > RELATED_ITEM_MAX || /[。！？!?]/u.test(item)) break
+      out[j] = true
+    }
+    i = j - 1
+  }
+  return out
+}
+
+/** Whether a text may hold a related-headline list (a quick test before cutting it into lines). */
+export function mayHaveRelatedLists(text: string): boolean {
+  return RELATED_GATE.test(text)
 }

@@ -1,5 +1,5 @@
 import { solidLength } from '../unicode.js'
-import { labelOnly, lineShapeKey, mayHaveLabels } from './line-shape.js'
+import { labelOnly, lineShapeKey, mayHaveBylines, mayHaveLabels, mayHaveRelatedLists, relatedLists } from './line-shape.js'
 
 /**
  * Cross-document boilerplate: lines that recur across many documents of one host are that site's
@@ -34,7 +34,8 @@ import { labelOnly, lineShapeKey, mayHaveLabels } from './line-shape.js'
  * Applying (every document): left out of the text that is fingerprinted are the lines that are
  * template on **any** host, runs of {@link HEADLINE_BLOCK_MIN} or more adjacent lines that are
  * known headlines (never the text's own first line), and lines that are chrome by their shape
- * alone (`labelOnly`: labelled values, dates and tool words only, no learning needed). Applying
+ * alone (`labelOnly`: labelled values, dates and tool words only, or a dated byline;
+ * `relatedLists`: a related-headline list under its heading; no learning needed). Applying
  * the union, not the document's own host's set, keeps a page and its copy elsewhere (a mirror, a
  * repost, a plain-text copy) comparable: both lose the same lines. A document left with too
  * little text keeps it whole ({@link TEMPLATE_MIN_KEPT_CHARS}).
@@ -51,13 +52,18 @@ export const TEMPLATE_MIN_DOCS = 5
 export const TEMPLATE_MIN_SHARE = 0.5
 /** A host's first epoch, in different documents; later epochs at each doubling. */
 export const TEMPLATE_FIRST_EPOCH = 8
-/** Lines with fewer non-space characters than this hold no 5-gram: never template. */
-export const TEMPLATE_MIN_LINE_CHARS = 5
+/**
+ * Lines with fewer non-space characters than this are never template (a single character says
+ * nothing of a page; buttons such as 关注, 相关推荐 are two to four).
+ */
+export const TEMPLATE_MIN_LINE_CHARS = 2
 /**
  * Least non-space characters that must be left for the filtered text to be used: a document that
  * is all template (an index page, a stub) keeps its whole text, as without the layer.
  */
 export const TEMPLATE_MIN_KEPT_CHARS = 20
+/** A headline: a line of at least this many non-space characters (and at most {@link HEADLINE_MAX_CHARS}) without a full stop. */
+export const HEADLINE_MIN_CHARS = 5
 /** A headline: a line of 5 to this many non-space characters without a full stop. */
 export const HEADLINE_MAX_CHARS = 40
 /** Least adjacent lines that are other pages' headlines to be left out as a related-headline block. */
@@ -90,16 +96,20 @@ export function textLines(normalized: string): TextLines {
   const lines = normalized.split('\n')
   const keys = lines.map((l) => (solidLength(l) >= TEMPLATE_MIN_LINE_CHARS ? lineKey(l) : null))
   let chrome: boolean[] | null = null
-  if (mayHaveLabels(normalized)) {
+  if (mayHaveLabels(normalized) || mayHaveBylines(normalized)) {
     chrome = lines.map(labelOnly)
     if (!chrome.includes(true)) chrome = null
+  }
+  if (mayHaveRelatedLists(normalized)) {
+    const related = relatedLists(lines)
+    if (related !== null) chrome = chrome === null ? related : chrome.map((c, i) => c || related[i]!)
   }
   return { lines, keys, chrome }
 }
 
-/** Whether a normalised text may lose lines to the layer before anything is learned (labelled chrome lines). */
+/** Whether a normalised text may lose lines to the layer before anything is learned (labelled chrome lines, bylines, related-headline lists). */
 export function mayHaveChromeLines(normalized: string): boolean {
-  return mayHaveLabels(normalized)
+  return mayHaveLabels(normalized) || mayHaveBylines(normalized) || mayHaveRelatedLists(normalized)
 }
 
 function lineKey(line: string): number | null {
@@ -109,7 +119,7 @@ function lineKey(line: string): number | null {
 /** Whether a line can be a page's headline (short, no full stop). */
 function headlineLike(line: string): boolean {
   const n = solidLength(line)
-  return n >= TEMPLATE_MIN_LINE_CHARS && n <= HEADLINE_MAX_CHARS && !line.includes('。')
+  return n >= HEADLINE_MIN_CHARS && n <= HEADLINE_MAX_CHARS && !line.includes('。')
 }
 
 /** The host key of a canonical URL: its host name, lower-cased, without a leading `www.`; null without one. */

@@ -177,8 +177,8 @@ describe('HostTemplates: different documents only (issue 24)', () => {
     const t = new HostTemplates()
     const titles = ['全市图书馆延长夜间开放时间', '山区宽带入户工程全面完工', '平原地区农民抢种早稻', '小微企业税收优惠政策解读']
     titles.forEach((title, i) => t.observe('a.example', textLines(`${title}\n${SENTENCES[i]}`), unique(i)))
-    const page = `${titles[0]}\n${SENTENCES[0]}\n相关新闻\n${titles[1]}\n${titles[2]}\n${titles[3]}`
-    expect(t.filter(textLines(page))).toBe(`${titles[0]}\n${SENTENCES[0]}\n相关新闻`)
+    const page = `${titles[0]}\n${SENTENCES[0]}\n相关信息\n${titles[1]}\n${titles[2]}\n${titles[3]}`
+    expect(t.filter(textLines(page))).toBe(`${titles[0]}\n${SENTENCES[0]}\n相关信息`)
     // One headline alone (an editor's note above a reposted article's headline) is not a block.
     expect(t.filter(textLines(`编者按：本文经授权转载。\n${titles[1]}\n${SENTENCES[1]}`))).toBeNull()
   })
