@@ -34,6 +34,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { Client, type estypes } from '@elastic/elasticsearch'
+import { awaitLeases } from './_es-leases.js'
 import { run } from '../src/cli/main.js'
 import { simdupIndexBody } from '../src/elasticsearch/_mapping.js'
 import { blockSets } from '../src/elasticsearch/_query.js'
@@ -103,29 +104,11 @@ function usageOf(u: Record<string, unknown> | undefined): FieldUsage {
   }
 }
 
-/**
- * Waits (up to 2 minutes) until every shard's retention leases are past its last operation. Until
- * then a merge keeps each document's `_recovery_source` (the whole source as sent, kept for replica
- * recovery when the mapping filters `_source`); the leases move up on the node's periodic sync
- * (~30 s), after which merges drop it: what a live index holds once merged.
- */
-async function awaitLeases(index: string): Promise<void> {
-  for (let waited = 0; waited < 120_000; waited += 2000) {
-    const stats = (await client.indices.stats({ index, level: 'shards', metric: ['docs'] })) as unknown as {
-      indices?: Record<string, { shards?: Record<string, { seq_no?: { max_seq_no?: number }; retention_leases?: { leases?: { retaining_seq_no?: number }[] } }[]> }>
-    }
-    const copies = Object.values(stats.indices?.[index]?.shards ?? {}).flat()
-    if (copies.every((c) => (c.retention_leases?.leases ?? []).every((l) => (l.retaining_seq_no ?? 0) > (c.seq_no?.max_seq_no ?? -1)))) return
-    await new Promise((resolve) => setTimeout(resolve, 2000))
-  }
-  console.error(`${index}: retention leases not past the last operation after 2 minutes`)
-}
-
 /** Force merge to one segment, then store size, documents and the per-field disk usage. */
 async function measure(name: string, index: string): Promise<Measured> {
   await client.indices.refresh({ index })
   await client.indices.flush({ index })
-  await awaitLeases(index)
+  await awaitLeases(client, index)
   await client.indices.forcemerge({ index, max_num_segments: 1, flush: true })
   await client.indices.refresh({ index })
   const stats = await client.indices.stats({ index, metric: ['store', 'docs'] })

@@ -37,6 +37,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@elastic/elasticsearch'
+import { awaitLeases } from './_es-leases.js'
 import { streamFile } from './stream/shared-sentences.js'
 import { summarizeProfiles } from './_cpu-profile.js'
 
@@ -145,29 +146,11 @@ function timed(args: string[]): Promise<{ wall: number; rssMb: number; cpu: numb
   })
 }
 
-/**
- * Waits (up to 2 minutes) until the shards' retention leases are past their last operation: until
- * then a merge keeps each document's `_recovery_source` (the source as sent, kept for replica
- * recovery when the mapping filters `_source`, as record format 2 does); the leases move on the
- * node's periodic sync (~30 s), after which merges drop it, as they do on a live index.
- */
-async function awaitLeases(index: string): Promise<void> {
-  for (let waited = 0; waited < 120_000; waited += 2000) {
-    const stats = (await client.indices.stats({ index, level: 'shards', metric: ['docs'] })) as unknown as {
-      indices?: Record<string, { shards?: Record<string, { seq_no?: { max_seq_no?: number }; retention_leases?: { leases?: { retaining_seq_no?: number }[] } }[]> }>
-    }
-    const copies = Object.values(stats.indices?.[index]?.shards ?? {}).flat()
-    if (copies.every((c) => (c.retention_leases?.leases ?? []).every((l) => (l.retaining_seq_no ?? 0) > (c.seq_no?.max_seq_no ?? -1)))) return
-    await new Promise((resolve) => setTimeout(resolve, 2000))
-  }
-  console.error(`${index}: retention leases not past the last operation after 2 minutes`)
-}
-
 /** Store size of `index` once force-merged to one segment without deleted documents, refreshed and flushed (merged again until it is one). */
 async function storeBytes(index: string): Promise<number> {
   await client.indices.refresh({ index })
   await client.indices.flush({ index })
-  await awaitLeases(index)
+  await awaitLeases(client, index)
   for (let attempt = 0; attempt < 5; attempt++) {
     await client.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true })
     // Until a refresh (and flush) an open reader keeps the merged-away segments' files, counted in the store size.
