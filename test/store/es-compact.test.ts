@@ -43,8 +43,11 @@ describe('record format 2: compact gram sets and prefix terms', () => {
     const g = gramSet(t)
     const runs = gramRuns(g.sketch)
     const hasSurrogate = /[\ud800-\udfff]/.test(t)
+    // A text of one character has one pseudo-gram of it and NUL, a unit no run carries.
+    const grams = g.sketch.slice(2).match(/.{8}/g) ?? []
+    const hasNul = grams.some((k) => k.startsWith('0000') || k.endsWith('0000'))
     if (g.sketch === 's:') expect(runs).toBeNull()
-    else if (hasSurrogate) expect(runs).toBeNull()
+    else if (hasSurrogate || hasNul) expect(runs).toBeNull()
     else {
       expect(runs).not.toBeNull()
       // One unit a gram, plus one a run and a separator: well under the 8 hex digits a gram.
