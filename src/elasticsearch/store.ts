@@ -297,6 +297,8 @@ class EsStore implements ElasticsearchStore {
     const settled = await Promise.allSettled(chunks([...last.values()], this.options.bulkSize).map((c) => this.bulkPut(c, acked, failures)))
     // Whatever was acknowledged is written, even if another chunk then failed.
     this.wrote(acked, [])
+    // A writer that never looks up still bounds its pending list (by a refresh, see settlePending).
+    if (this.pending !== null && this.pending.size >= this.options.maxPending) await this.settlePending()
     const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
     if (rejected !== undefined) throw rejected.reason
     const ackedIds = new Set(acked.map((r) => r.id))
@@ -457,6 +459,7 @@ class EsStore implements ElasticsearchStore {
   async candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]> {
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
+    await this.settlePending()
     const out: FingerprintRecord[][] = queries.map(() => [])
     const lookups: Lookup[] = []
     // A query that can match nothing (no keys, no usable block clause) needs no round trip.
@@ -666,6 +669,16 @@ class EsStore implements ElasticsearchStore {
     this.writeEpoch++
     this.pending?.refreshed(mark)
     this.refreshedSeq = seq
+  }
+
+  /**
+   * Refreshes the index when the pending list is due (`PendingWrites.due`: an entry older than its
+   * TTL, or the list full), so that its entries leave it only once a search shows them. Dropping
+   * them by age alone lost matches under load: a node that ran its scheduled refresh late left a
+   * batch's records invisible to the next batch's searches once they had left the list.
+   */
+  private async settlePending(): Promise<void> {
+    if (this.pending?.due() === true) await this.refresh()
   }
 
   /**

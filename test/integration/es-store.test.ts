@@ -671,6 +671,42 @@ describe('elasticsearch store: records in flight are visible before a refresh', 
     }
   })
 
+  // A loaded node ran its scheduled refresh later than the pending TTL: records of one batch that
+  // had left the list by age were invisible to the next batch's searches (bench-es, load 25).
+  test('an entry older than its TTL stays found: the store refreshes instead of dropping it', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    // No scheduled refresh within the test: only the pending list or a refresh can show a write.
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '60s' } })).status).toBe(200)
+    const aged = await makeStore({ ensureIndex: 'none', pendingTtlMs: 20 }, index)
+    try {
+      const r = makeRecord('doc-aged', BASE)
+      await aged.put([r])
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(await ask(aged, query(BASE))).toEqual(['doc-aged'])
+      expect(await ask(aged, query({ hi: 0, lo: 0 }, { contentHash: r.contentHash }))).toEqual(['doc-aged'])
+    } finally {
+      await aged.close()
+    }
+  })
+
+  test('an entry beyond maxPending stays found: the store refreshes instead of dropping the oldest', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '60s' } })).status).toBe(200)
+    const full = await makeStore({ ensureIndex: 'none', maxPending: 2 }, index)
+    try {
+      // Three puts through a list of two: the first is still found by a record far from the others.
+      const far = { hi: ~BASE.hi >>> 0, lo: ~BASE.lo >>> 0 }
+      await full.put([makeRecord('doc-far', far)])
+      await full.put([makeRecord('doc-b', { hi: 0x0f0f0f0f, lo: 0x0f0f0f0f })])
+      await full.put([makeRecord('doc-c', { hi: 0x70707070, lo: 0x70707070 })])
+      expect(await ask(full, query(far))).toEqual(['doc-far'])
+    } finally {
+      await full.close()
+    }
+  })
+
   test('refresh: true makes puts searchable at once without the pending list', async () => {
     const index = nextIndex()
     await (await makeStore({}, index)).close()
