@@ -298,7 +298,9 @@ class EsStore implements ElasticsearchStore {
     // Whatever was acknowledged is written, even if another chunk then failed.
     this.wrote(acked, [])
     // A writer that never looks up still bounds its pending list (by a refresh, see settlePending).
-    if (this.pending !== null && this.pending.size >= this.options.maxPending) await this.settlePending()
+    // Its records are written whatever the refresh does: a failed one leaves the list as it is, for
+    // the next lookup to refresh (and report a node that still fails).
+    if (this.pending !== null && this.pending.size >= this.options.maxPending) await this.settlePending().catch(() => undefined)
     const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
     if (rejected !== undefined) throw rejected.reason
     const ackedIds = new Set(acked.map((r) => r.id))
