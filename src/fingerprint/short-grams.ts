@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { hex32 } from '../bits.js'
 import { gramRank } from './_gram-order.js'
+import { WORD_REPLACED_MAX_GRAMS, wordReplaced } from './_word-replaced.js'
 
 /**
  * The exact route for short texts (issue 24): below `SHORT_GRAM_MAX_CHARS` content characters a
@@ -275,7 +276,7 @@ export interface GramThresholds {
 export interface GramVerdict {
   jaccard: number
   containment: number
-  /** The two sets differ in a gram with a digit or a negation. */
+  /** The two sets differ in a gram with a digit or a negation, or (title length) a word was replaced (`wordReplaced`). */
   veto: boolean
   /** Which rule accepts: 'short-text' (Jaccard), 'containment', or null. */
   rule: 'short-text' | 'containment' | null
@@ -296,6 +297,10 @@ function parse(sketch: string, into: { keys: Uint32Array; n: number }): void {
 /** Grams with a Chinese numeral that only one text of the pair being verified has. */
 const NUM_A = { keys: new Uint32Array(64), n: 0 }
 const NUM_B = { keys: new Uint32Array(64), n: 0 }
+/** Of two small sets (`WORD_REPLACED_MAX_GRAMS`): the grams only the first has, only the second, both. */
+const OWN_A = { keys: new Uint32Array(64), n: 0 }
+const OWN_B = { keys: new Uint32Array(64), n: 0 }
+const SHARED = { keys: new Uint32Array(64), n: 0 }
 
 function push(list: { keys: Uint32Array; n: number }, key: number): number {
   if (list.n === list.keys.length) {
@@ -347,14 +352,20 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let onlyB = 0
   NUM_A.n = 0
   NUM_B.n = 0
+  OWN_A.n = 0
+  OWN_B.n = 0
+  SHARED.n = 0
+  const small = na <= WORD_REPLACED_MAX_GRAMS && nb <= WORD_REPLACED_MAX_GRAMS
   while (i < na || j < nb) {
     const x = i < na ? A.keys[i]! : 0x100000000
     const y = j < nb ? B.keys[j]! : 0x100000000
     if (x === y) {
+      if (small) SHARED.n = push(SHARED, x)
       both++
       i++
       j++
     } else if (x < y) {
+      if (small) OWN_A.n = push(OWN_A, x)
       if (isVeto(x)) {
         const k = vetoKind(x)
         onlyA |= k
@@ -362,6 +373,7 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
       }
       i++
     } else {
+      if (small) OWN_B.n = push(OWN_B, y)
       if (isVeto(y)) {
         const k = vetoKind(y)
         onlyB |= k
@@ -375,14 +387,16 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let veto = ((onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0) || ((onlyA & onlyB & NUMERAL) !== 0 && numeralChanged())
   if (!veto && (onlyA & NEGATION) !== 0) veto = negationInserted(A, B)
   if (!veto && (onlyB & NEGATION) !== 0) veto = negationInserted(B, A)
-  const small = Math.min(na, nb)
+  // A word replaced in a text of title length (_word-replaced.ts).
+  if (!veto && small && both > 0) veto = wordReplaced(OWN_A, OWN_B, SHARED)
+  const lesser = Math.min(na, nb)
   const large = Math.max(na, nb)
   const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)
-  const containment = small === 0 ? 0 : both / small
+  const containment = lesser === 0 ? 0 : both / lesser
   let rule: GramVerdict['rule'] = null
-  if (!veto && (small >= MIN_GRAMS || (small > 0 && both === large))) {
+  if (!veto && (lesser >= MIN_GRAMS || (lesser > 0 && both === large))) {
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
-    else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
+    else if (containment >= t.minContainment && lesser >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * lesser) rule = 'containment'
   }
   return { jaccard, containment, veto, rule, resemblance: rule === 'containment' ? containment : jaccard }
 }
