@@ -276,8 +276,10 @@ export interface GramThresholds {
 export interface GramVerdict {
   jaccard: number
   containment: number
-  /** The two sets differ in a gram with a digit or a negation, or (title length) a word was replaced (`wordReplaced`). */
+  /** The two sets differ in a gram with a digit or a negation. */
   veto: boolean
+  /** Texts of title length with one word replaced inside (`wordReplaced`; asked only of pairs sharing half the smaller set). */
+  replaced: boolean
   /** Which rule accepts: 'short-text' (Jaccard), 'containment', or null. */
   rule: 'short-text' | 'containment' | null
   /** The accepting rule's evidence (or the Jaccard when none accepts). */
@@ -333,6 +335,42 @@ function numeralChanged(): boolean {
 }
 
 /**
+ * Whether two gram-set sketches show one word replaced inside a text (`wordReplaced`), whatever
+ * their sizes and overlap (`gramVerdict` asks it only of pairs that could match).
+ * @example wordReplacedIn(gramSet('包管理器的英语手册').sketch, gramSet('包管理器的荷兰语手册').sketch) // true
+ */
+export function wordReplacedIn(a: string, b: string): boolean {
+  parse(a, A)
+  parse(b, B)
+  return replacedWord()
+}
+
+/** `wordReplaced` on the sets in `A` and `B` (their own and shared grams gathered first). */
+function replacedWord(): boolean {
+  OWN_A.n = 0
+  OWN_B.n = 0
+  SHARED.n = 0
+  let i = 0
+  let j = 0
+  while (i < A.n || j < B.n) {
+    const x = i < A.n ? A.keys[i]! : 0x100000000
+    const y = j < B.n ? B.keys[j]! : 0x100000000
+    if (x === y) {
+      SHARED.n = push(SHARED, x)
+      i++
+      j++
+    } else if (x < y) {
+      OWN_A.n = push(OWN_A, x)
+      i++
+    } else {
+      OWN_B.n = push(OWN_B, y)
+      j++
+    }
+  }
+  return wordReplaced(OWN_A, OWN_B, SHARED)
+}
+
+/**
  * The exact short-text verdict of two gram-set sketches (`s:`): Jaccard ≥ `minGramJaccard`, or
  * containment (shared grams over the smaller set's) ≥ `minContainment` with the smaller set of at
  * least `minContainedGrams` grams and the larger at most `SHORT_GRAM_FLOOR.ratio` times it; never
@@ -352,20 +390,14 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let onlyB = 0
   NUM_A.n = 0
   NUM_B.n = 0
-  OWN_A.n = 0
-  OWN_B.n = 0
-  SHARED.n = 0
-  const small = na <= WORD_REPLACED_MAX_GRAMS && nb <= WORD_REPLACED_MAX_GRAMS
   while (i < na || j < nb) {
     const x = i < na ? A.keys[i]! : 0x100000000
     const y = j < nb ? B.keys[j]! : 0x100000000
     if (x === y) {
-      if (small) SHARED.n = push(SHARED, x)
       both++
       i++
       j++
     } else if (x < y) {
-      if (small) OWN_A.n = push(OWN_A, x)
       if (isVeto(x)) {
         const k = vetoKind(x)
         onlyA |= k
@@ -373,7 +405,6 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
       }
       i++
     } else {
-      if (small) OWN_B.n = push(OWN_B, y)
       if (isVeto(y)) {
         const k = vetoKind(y)
         onlyB |= k
@@ -387,18 +418,19 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let veto = ((onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0) || ((onlyA & onlyB & NUMERAL) !== 0 && numeralChanged())
   if (!veto && (onlyA & NEGATION) !== 0) veto = negationInserted(A, B)
   if (!veto && (onlyB & NEGATION) !== 0) veto = negationInserted(B, A)
-  // A word replaced in a text of title length (_word-replaced.ts).
-  if (!veto && small && both > 0) veto = wordReplaced(OWN_A, OWN_B, SHARED)
   const lesser = Math.min(na, nb)
   const large = Math.max(na, nb)
   const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)
   const containment = lesser === 0 ? 0 : both / lesser
+  // A word replaced in a text of title length (_word-replaced.ts), asked only of pairs sharing half
+  // the smaller set at least: no rule accepts fewer, and most candidates share less.
+  const replaced = !veto && 2 * both >= lesser && both > 0 && large <= WORD_REPLACED_MAX_GRAMS && replacedWord()
   let rule: GramVerdict['rule'] = null
-  if (!veto && (lesser >= MIN_GRAMS || (lesser > 0 && both === large))) {
+  if (!veto && !replaced && (lesser >= MIN_GRAMS || (lesser > 0 && both === large))) {
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
     else if (containment >= t.minContainment && lesser >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * lesser) rule = 'containment'
   }
-  return { jaccard, containment, veto, rule, resemblance: rule === 'containment' ? containment : jaccard }
+  return { jaccard, containment, veto, replaced, rule, resemblance: rule === 'containment' ? containment : jaccard }
 }
 
 /**

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { gramSet, gramVerdict } from '../../../src/fingerprint/short-grams.js'
+import { gramSet, gramVerdict, wordReplacedIn } from '../../../src/fingerprint/short-grams.js'
 
 const T = { minGramJaccard: 0.5, minContainment: 0.75, minContainedGrams: 2 }
-const veto = (a: string, b: string): boolean => gramVerdict(gramSet(a).sketch, gramSet(b).sketch, T).veto
+/** What the rules say: no match for a replaced word (the pairs below share enough grams for the rules to ask). */
+const veto = (a: string, b: string): boolean => {
+  const v = gramVerdict(gramSet(a).sketch, gramSet(b).sketch, T)
+  return v.replaced && v.rule === null
+}
+/** The detector itself, whatever the overlap. */
+const replaced = (a: string, b: string): boolean => wordReplacedIn(gramSet(a).sketch, gramSet(b).sketch)
 
 /** The rest of a text and the words put in it come from separate alphabets (no digit, no negation), so a word's units occur nowhere else; a prefix of ≥ 2 units gives the two texts a gram in common. */
 const REST = [...'的是在有人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种']
@@ -32,14 +38,14 @@ describe('word-replacement veto of short texts (issue 24, titles)', () => {
     'P+w1+S / P+w2+S with words of other units, one of them ≥ 2 long, is vetoed; one unit for one is not; at an end, never', (p, s, w1, w2) => {
       fc.pre(w1 !== w2 && ![...w1].some((c) => w2.includes(c)))
       const expected = w1.length >= 2 || w2.length >= 2
-      expect(veto(p + w1 + s, p + w2 + s), `${p}[${w1}|${w2}]${s}`).toBe(expected)
-      expect(veto(p + s + w1, p + s + w2)).toBe(false)
-      expect(veto(w1 + p + s, w2 + p + s)).toBe(false)
+      expect(replaced(p + w1 + s, p + w2 + s), `${p}[${w1}|${w2}]${s}`).toBe(expected)
+      expect(replaced(p + s + w1, p + s + w2)).toBe(false)
+      expect(replaced(w1 + p + s, w2 + p + s)).toBe(false)
     })
 
   test.prop([arbRest(1, 14), arbRest(1, 14), arbWord(1, 8)], { numRuns: 300 })('text inserted or appended is never vetoed', (p, s, w) => {
-    expect(veto(p + s, p + w + s)).toBe(false)
-    expect(veto(p + s, p + s + w)).toBe(false)
-    expect(veto(p + s, w + p + s)).toBe(false)
+    expect(replaced(p + s, p + w + s)).toBe(false)
+    expect(replaced(p + s, p + s + w)).toBe(false)
+    expect(replaced(p + s, w + p + s)).toBe(false)
   })
 })
