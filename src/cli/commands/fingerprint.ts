@@ -111,7 +111,7 @@ function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis,
   if (match === null) {
     if (e === null) return a.short !== b.short || a.sketch?.slice(0, 2) !== b.sketch?.slice(0, 2) ? 'not duplicates (the two texts take different routes, short and long: only the same content would match)' : 'not duplicates'
     if (e.measure === 'bigram-jaccard') {
-      if (e.veto === true) return `not duplicates (short texts that differ in a number or a negation; bigram Jaccard ${f(e.resemblance)}, containment ${f(e.containment!)})`
+      if (e.veto === true) return `not duplicates (short texts that differ in a number, a negation or a word replaced; bigram Jaccard ${f(e.resemblance)}, containment ${f(e.containment!)})`
       return `not duplicates (short texts: bigram Jaccard ${f(e.resemblance)} < ${f(e.threshold)} and containment ${f(e.containment!)} < ${f(e.containmentThreshold!)}, or sizes too far apart)`
     }
     if (e.measure === 'term-jaccard') return `not duplicates (both short: needs distance ≤ ${k} and term Jaccard ≥ ${f(e.threshold)}; here ${c.distance} and ${f(e.resemblance)})`
