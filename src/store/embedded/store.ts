@@ -153,7 +153,7 @@ export interface MemoryStoreCheck {
  * 32-bit `seq` column (not re-measured).
  *
  * @example
- * const store = new MemoryStore()           // in memory only
+ * const store = await openMemoryStore()           // in memory only; `{ dir }` for a persistent one
  * await store.put([record])
  * const [found] = await store.candidates([{ fingerprint, blocks, minMatch: 1, maxDistance: 3 }])
  */
