@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, test } from 'vitest'
 import { openMemoryStore } from '../../src/store/embedded/store.js'
-import { LOCK_FILE } from '../../src/store/_lock.js'
+import { LOCK_FILE } from '../../src/store/lock.js'
 import { LOG_FILE } from '../../src/store/embedded/_log.js'
 import { crashRecord } from './_crash-plan.js'
 

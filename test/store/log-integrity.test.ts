@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { checkMemoryStore, openMemoryStore, repairMemoryStore } from '../../src/store/embedded/store.js'
 import { LOG_FILE, forgetLastCommit } from '../../src/store/embedded/_log.js'
-import { LOCK_FILE } from '../../src/store/_lock.js'
+import { LOCK_FILE } from '../../src/store/lock.js'
 import { flipByte, records, writeFrames } from './_damaged-log.js'
 
 const dirs: string[] = []

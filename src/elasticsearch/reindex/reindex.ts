@@ -170,7 +170,7 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
     if (options.client !== undefined) client = options.client
     else {
       // No client given: open a store on the source just for its connection, so the client is made in one
-      // place (`connect` in _connection.ts: nodes, auth, CA file, version check) and closed with `boot`.
+      // place (`connect` in connection.ts: nodes, auth, CA file, version check) and closed with `boot`.
       boot = await createElasticsearchStore({
         node: options.node!,
         index: o.source,

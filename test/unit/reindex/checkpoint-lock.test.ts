@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
 import { lockCheckpoint } from '../../../src/elasticsearch/reindex/_checkpoint.js'
-import { usePidFileLock } from '../../../src/store/_lock.js'
+import { usePidFileLock } from '../../../src/store/lock.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
