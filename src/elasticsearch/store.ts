@@ -12,11 +12,11 @@ import {
   assignCandidates, boundBandTerms, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
-import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import {
-  awaitPrimaries, itemError, errorReason, errorType, halfRequestTimeout, pauseBeforeRetry, shardsHint, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
-} from './_errors.js'
-import { connect } from './_connection.js'
+import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/validate.js'
+import { itemError, errorReason, errorType, shardsHint, shardsUnavailable, statusOf, toStoreError } from './failures.js'
+import { type Redactor } from './redaction.js'
+import { awaitPrimaries, halfRequestTimeout, pauseBeforeRetry, withRetries, type RetryPolicy } from './retry.js'
+import { connect } from './connection.js'
 import {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, compactSourceOf, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
   type BlockSetFormats, type IndexContext, type TemplateNames,
@@ -26,17 +26,17 @@ import {
   resolveElasticsearchStoreOptions,
   type ElasticsearchStoreOptions as StoreOptionsOf,
   type ResolvedElasticsearchStoreOptions,
-} from './_options.js'
+} from './options.js'
 
 /*
  * The Elasticsearch store: writes (sequence numbers, bulk put and delete, the pending list of
  * writes a search cannot see yet) and candidate lookups (_lookup.ts, _query.ts). The connection
- * is made in _connection.ts, the index set up on open in _index-setup.ts, and the reads over the
+ * is made in connection.ts, the index set up on open in _index-setup.ts, and the reads over the
  * whole index (members, scan, clusters, versions, count) are in _index-reads.ts.
  */
 
-export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './_mapping.js'
-export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './_options.js'
+export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './mapping.js'
+export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './options.js'
 export { DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, type TemplateNames } from './_index-setup.js'
 
 /** Options of `createElasticsearchStore` (see `ElasticsearchStoreBaseOptions` for each field's default). */

@@ -10,6 +10,7 @@ import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/block
 import { hamming } from '../../src/fingerprint/hamming.js'
 import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { slowHamming } from '../helpers/fingerprints.js'
+import { TestIndices, withoutCredentials } from '../helpers/es-indices.js'
 import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
 import { storeContractBands } from '../store/contract-bands.js'
@@ -36,22 +37,10 @@ afterAll(async () => {
 
 // ---- per-test indices ----
 
-let n = 0
-const created: string[] = []
-
-function nextIndex(): string {
-  const name = `simdup-test-${process.pid}-${++n}`
-  created.push(name)
-  return name
-}
-
-/** The URL without `user:pass@` (a testcontainers node carries credentials in it). */
-function withoutCredentials(url: string): URL {
-  const u = new URL(url)
-  u.username = ''
-  u.password = ''
-  return u
-}
+const indices = new TestIndices(() => es.nodes[0]!, 'simdup-test')
+const { created } = indices
+const nextIndex = (): string => indices.next()
+const admin = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => indices.admin(method, path, body)
 
 /** `url` with these credentials in it, replacing any it had. */
 function withCredentials(url: string, user: string, password: string): string {
@@ -61,27 +50,9 @@ function withCredentials(url: string, user: string, password: string): string {
   return u.href.replace(/\/$/, '')
 }
 
-/** An admin call with plain fetch (tests stay off the client the store wraps). */
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const u = new URL(es.nodes[0]!)
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  // fetch refuses URLs with credentials: send them as a header.
-  if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-  const res = await fetch(new URL(path, withoutCredentials(es.nodes[0]!)), {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, json: text === '' ? null : (JSON.parse(text) as unknown) }
-}
-
 afterEach(async () => {
   for (const pool of releasedPools) pool.length = 0
-  for (const index of created.splice(0)) {
-    const { status } = await admin('DELETE', `/${index}`)
-    if (status !== 200 && status !== 404) throw new Error(`deleting ${index} answered ${status}`)
-  }
+  await indices.drop()
 })
 
 type StoreOverrides = Partial<Omit<ElasticsearchStoreOptions, 'node' | 'client' | 'index'>>
@@ -201,7 +172,7 @@ describe('elasticsearch store: mapping', () => {
     // Test-specific names and pattern, so the run never replaces an operator's templates.
     const component = `simdup-dedup-fields-test-${process.pid}`
     const template = `simdup-template-test-${process.pid}`
-    const index = `simdup-tpltest-${process.pid}-${++n}`
+    const index = `simdup-tpltest-${process.pid}-1`
     created.push(index)
     const tpl = { ...readJson('mappings/simdup-template.json'), index_patterns: [`simdup-tpltest-${process.pid}-*`], composed_of: [component], priority: 990 }
     try {

@@ -4,28 +4,20 @@
  * point never names bytes no finished fdatasync covered. Serve's reads never see a record whose
  * commit has not ended. The fdatasync is held by a spy on FileHandle (a real file, a real store).
  */
-import { mkdtemp, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { open, readFile, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createDeduplicator, openMemoryStore } from '../../src/index.js'
 import { createServer } from '../../src/server/index.js'
 import { makeRecord } from './_records.js'
 import { nearDuplicateDocs } from '../helpers/serve.js'
+import { tempDirs } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
 afterEach(() => {
   vi.restoreAllMocks()
 })
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'simdup-group-commit-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('simdup-group-commit-')
 
 /** Holds every fdatasync until released (in call order); `failNext` makes the next released one fail. */
 async function holdSyncs(): Promise<{ calls: () => number; release: () => void; releaseAll: () => void; failNext: () => void }> {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { createAnalyzer, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, type Analysis } from '../../index.js'
 import {
-  compareAnalyses, createAnalyzer, decideTexts, ruleEvidence, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, fingerprintBlocks,
-  type Comparison, type Analysis, type Match, type MatchOptions, type RuleEvidence,
-} from '../../index.js'
+  compareAnalyses, decideTexts, ruleEvidence, fingerprintBlocks, type Comparison, type Match, type MatchOptions, type RuleEvidence,
+} from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
 import { parse, kFlag, DEFAULT_K, K_RANGE } from '../args.js'
