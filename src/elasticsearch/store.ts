@@ -108,7 +108,6 @@ class EsStore implements ElasticsearchStore {
   private writeEpoch = 0
   /** How long after a write a search may still miss it; null = until `refresh()`. */
   private visibilityMs: number | null = 1000
-  private lastWrite = 0
   private lastWriteSeq = 0
   private refreshedSeq = 0
   /** Largest record `seq` this store handed out (fresh numbers start above it and the index's largest). */
@@ -445,7 +444,6 @@ class EsStore implements ElasticsearchStore {
   /** Bookkeeping after acknowledged writes: pending list, and whether reads need a refresh first. */
   private wrote(put: readonly FingerprintRecord[], deleted: readonly string[]): void {
     if (put.length === 0 && deleted.length === 0) return
-    this.lastWrite = Date.now()
     this.lastWriteSeq++
     this.writeEpoch++
     if (this.pending !== null) {
@@ -689,7 +687,7 @@ class EsStore implements ElasticsearchStore {
    */
   private async syncReads(): Promise<void> {
     if (this.options.refresh !== false || this.lastWriteSeq === this.refreshedSeq) return
-    if (this.visibilityMs !== null && Date.now() - this.lastWrite > this.visibilityMs) return
+    // However long ago the write was: a loaded node runs its scheduled refreshes late.
     await this.refresh()
   }
 

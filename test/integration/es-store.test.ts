@@ -678,6 +678,22 @@ describe('elasticsearch store: records in flight are visible before a refresh', 
     }
   })
 
+  test('a read without a pending merge sees the store\'s own writes however late the node refreshes (count long after a put)', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '1s' } })).status).toBe(200)
+    const store = await makeStore({ ensureIndex: 'none' }, index)
+    try {
+      // The store read a 1 s interval when it opened; the node now runs late (nothing searchable for a minute).
+      expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '60s' } })).status).toBe(200)
+      await store.put([makeRecord('doc-1', BASE)])
+      await new Promise((resolve) => setTimeout(resolve, 2500))
+      expect(await store.count()).toBe(1)
+    } finally {
+      await store.close()
+    }
+  })
+
   test('refresh: true makes puts searchable at once without the pending list', async () => {
     const index = nextIndex()
     await (await makeStore({}, index)).close()
