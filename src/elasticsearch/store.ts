@@ -106,8 +106,6 @@ class EsStore implements ElasticsearchStore {
   private hotCache: HotBandCache | null = null
   /** Counts acknowledged writes and refreshes: a search answered across one is not held in the hot band cache. */
   private writeEpoch = 0
-  /** How long after a write a search may still miss it; null = until `refresh()`. */
-  private visibilityMs: number | null = 1000
   private lastWriteSeq = 0
   private refreshedSeq = 0
   /** Largest record `seq` this store handed out (fresh numbers start above it and the index's largest). */
@@ -173,11 +171,12 @@ class EsStore implements ElasticsearchStore {
     this.blockScheme = await readBlockScheme(this.ctx)
     this.sets = await blockSetFormats(this.ctx, mappings)
     const interval = await refreshInterval(this.ctx)
-    this.visibilityMs = interval === null ? null : 2 * interval
+    // How long after a write the index's own refreshes should show it (null: never, interval -1).
+    const visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
-      // Keeping an entry too long costs a little memory; dropping it too early misses a duplicate.
-      // A loaded node can run late on refreshes, hence the floor.
-      const ttl = this.options.pendingTtlMs ?? (this.visibilityMs === null ? null : Math.max(this.visibilityMs, MIN_PENDING_TTL_MS))
+      // The TTL only says when a lookup refreshes explicitly (PendingWrites.due); no entry is
+      // dropped on it. The floor keeps those extra refreshes rare.
+      const ttl = this.options.pendingTtlMs ?? (visibilityMs === null ? null : Math.max(visibilityMs, MIN_PENDING_TTL_MS))
       if (ttl !== 0 && this.options.maxPending > 0) this.pending = new PendingWrites(ttl, this.options.maxPending)
     }
     if ((this.options.refresh !== false || this.pending !== null) && this.options.hotBandCacheBytes > 0) {
