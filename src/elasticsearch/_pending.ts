@@ -22,12 +22,21 @@ interface Entry {
  * after a fixed time let a batch's records miss the next batch), so an entry older than `ttlMs`,
  * or more than `maxEntries` entries, only make the list `due()`: the store then refreshes the index
  * and calls `refreshed()`.
+ *
+ * A write that replaces or deletes a record a search may show in its older version makes the list
+ * `due()` at once. The list hides such a stale copy, but a bound counted over a search's answer
+ * would have counted it too (a re-put record holding the band terms it held before, in a search
+ * and again in the list; a deleted or edited one taking a place it no longer has), so the
+ * candidates would depend on when the index last refreshed. After a refresh the list holds only new
+ * records, whose searchable copies (if a scheduled refresh showed them) equal their pending ones.
  */
 export class PendingWrites {
   private readonly entries = new Map<string, Entry>()
   /** Ids of pending records by their blocks, bands and hashes. */
   private readonly postings = new KeyPostings<string>()
   private seq = 0
+  /** `seq` of the latest write that replaced or deleted a record a search may show in its older version (0: none since the last refresh). */
+  private replacedAt = 0
 
   /**
    * @param ttlMs age after which the list is `due()` for a refresh; null: only by size (an index with `refresh_interval: -1`).
@@ -52,7 +61,7 @@ export class PendingWrites {
    */
   due(): boolean {
     if (this.entries.size === 0) return false
-    if (this.entries.size >= this.maxEntries) return true
+    if (this.replacedAt > 0 || this.entries.size >= this.maxEntries) return true
     if (this.ttlMs === null) return false
     // Entries are in write order: the first is the oldest.
     const first = this.entries.values().next().value as Entry
@@ -64,19 +73,25 @@ export class PendingWrites {
     return this.seq
   }
 
-  /** Records acknowledged by the store. */
-  put(records: readonly FingerprintRecord[]): void {
+  /**
+   * Records acknowledged by the store. `replacing`: some of them may replace an older version a
+   * search can show (a re-put of a stored id), which makes the list `due()`.
+   */
+  put(records: readonly FingerprintRecord[], replacing = false): void {
     for (const r of records) this.set(r.id, r)
+    if (replacing && records.length > 0) this.replacedAt = this.seq
   }
 
-  /** Deletes acknowledged by the store. */
+  /** Deletes acknowledged by the store (they make the list `due()`: a search may still show the records). */
   delete(ids: readonly string[]): void {
     for (const id of ids) this.set(id, null)
+    if (ids.length > 0) this.replacedAt = this.seq
   }
 
   /** Drops every entry written up to `mark`: a refresh that started after it made them searchable. */
   refreshed(mark: number): void {
     for (const [id, e] of this.entries) if (e.seq <= mark) this.remove(id)
+    if (this.replacedAt <= mark) this.replacedAt = 0
   }
 
   /** True when a search's copy of `id` may be stale (re-put or deleted since the last refresh). */

@@ -116,6 +116,8 @@ class EsStore implements ElasticsearchStore {
    * Until `sequence` runs, every lookup is bounded by its own `maxSeq`.
    */
   private seqFloor = Number.POSITIVE_INFINITY
+  /** The largest number of a record this store wrote (a later put of a number at or below it replaces a record). */
+  private writtenSeq = 0
   /** Exact keys are not bounded here (a lookup returns up to `maxCandidates` records in all). */
   get candidateBounds(): CandidateBounds {
     return { perKey: Number.POSITIVE_INFINITY, perBand: this.options.maxPerBand }
@@ -446,9 +448,15 @@ class EsStore implements ElasticsearchStore {
     this.lastWriteSeq++
     this.writeEpoch++
     if (this.pending !== null) {
-      this.pending.put(put)
-      this.pending.delete(deleted)
+      // A number at or below the batch's floor, or one this store wrote before, is a stored id's (as
+      // is an id still pending): its older version may be searchable. Before any `sequence` the
+      // floor is unknown: every put counts.
+      const pending = this.pending
+      const floor = Math.max(this.seqFloor, this.writtenSeq)
+      pending.put(put, put.some((r) => r.seq === undefined || r.seq <= floor || pending.shadows(r.id)))
+      pending.delete(deleted)
     }
+    for (const r of put) if (r.seq !== undefined && r.seq > this.writtenSeq) this.writtenSeq = r.seq
     if (deleted.length > 0) this.hotCache?.clear()
     else this.hotCache?.put(put)
   }
@@ -474,16 +482,17 @@ class EsStore implements ElasticsearchStore {
       ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.sets.lookup), out)),
     ])
     if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
-    // One shard's term statistics decide what is hot: on several shards a term can bring more.
-    for (const l of lookups) if (l.query.allBands !== true) out[l.at] = boundBandTerms(out[l.at]!, l.query, this.options.maxPerBand)
-    const pending = this.pending
-    if (pending !== null && !pending.isEmpty()) {
-      queries.forEach((q, i) => {
-        // The pending copy is the newest: drop a search's copy of the same id (maybe stale or deleted).
-        const merged = out[i]!.filter((r) => !pending.shadows(r.id))
-        out[i] = merged.concat(q.allBands === true ? pending.matches(q) : boundBandTerms(pending.matches(q), q, this.options.maxPerBand))
-      })
-    }
+    // The pending copy of an id is its newest: a search's copy of it is left out. The band bound is
+    // applied once, over the search's answer and the pending records together, so which records
+    // it keeps does not depend on which of them a refresh had shown (a bound on each side apart
+    // kept up to twice as many, and a record counted on the search side then dropped there took
+    // the place of an older one). One shard's term statistics decide what is hot: on several
+    // shards a term can bring more, which the bound trims too.
+    const pending = this.pending !== null && !this.pending.isEmpty() ? this.pending : null
+    queries.forEach((q, i) => {
+      const found = pending === null ? out[i]! : out[i]!.filter((r) => !pending.shadows(r.id)).concat(pending.matches(q))
+      out[i] = q.allBands === true ? found : boundBandTerms(found, q, this.options.maxPerBand)
+    })
     return out
   }
 
