@@ -24,6 +24,12 @@ export const STORE_HELP = `Store (embedded by default; Elasticsearch with --es o
   Credentials given as arguments (--es-api-key, user:pass@ in --es) are visible to other users
   of the machine in \`ps\`: prefer the environment variables.`
 
+/**
+ * The flags of the commands on an existing store (clusters, cluster, explain, delete, reconcile):
+ * one set, so each of them accepts the others' (`--k`, `--text-field`) as it always has.
+ */
+export const STORED_COMMAND_FLAGS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
+
 /** How documents are decided (k, window, layers, routes): the same flags on index, serve and reindex. */
 export const DECISION_FLAGS = {
   k: { type: 'string' },
@@ -150,4 +156,20 @@ export async function openStoreFromFlags(
     ...(caFile === undefined ? {} : { caFile: resolve(io.cwd, caFile) }),
   })
   return { store, kind: 'elasticsearch' }
+}
+
+/**
+ * Opens the store the flags name for a command, runs `fn` on it and closes it. The store must
+ * exist: delete, reconcile and the read commands never create one. `readOnly` (clusters, cluster,
+ * explain): nothing is created, locked or repaired; a missing store or index is NOT_FOUND.
+ */
+export async function withExistingStore<T>(
+  values: StoreFlagValues, io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false,
+): Promise<T> {
+  const { store, kind } = await openStoreFromFlags(values, io, { readOnly, existing: true })
+  try {
+    return await fn(store, kind)
+  } finally {
+    await store.close()
+  }
 }

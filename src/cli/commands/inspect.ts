@@ -1,14 +1,9 @@
-import {
-  createDeduplicator, OPTION_LIMITS, deleteDocuments, fingerprintToHex, hamming, reconcile, type FingerprintRecord, type FingerprintStore,
-} from '../../index.js'
+import { createDeduplicator, fingerprintToHex, hamming, type FingerprintRecord, type FingerprintStore } from '../../index.js'
 import { compareOrder, explainDocuments, terminalSafeJson, matchCandidate } from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
-import { parse, intFlag, kFlag, limitFlag, DEFAULT_K, K_RANGE } from '../args.js'
-import { describeStore, openStoreFromFlags, STORE_FLAGS, STORE_HELP } from '../store-flags.js'
-import { createProgress } from '../progress.js'
-
-const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, k: { type: 'string' }, 'text-field': { type: 'string' }, ...STORE_FLAGS } as const
+import { parse, intFlag, kFlag, DEFAULT_K, K_RANGE } from '../args.js'
+import { describeStore, withExistingStore, STORED_COMMAND_FLAGS, STORE_HELP } from '../store-flags.js'
 
 export const INSPECT_HELP = {
   clusters: `simdup clusters [--top 20] [--min-size 2] [--json] [store flags]\n\nThe largest clusters (terms aggregation on cluster_id in Elasticsearch).\n\n  --top N            clusters shown: 1 to 10000 (default 20)\n  --min-size N       smallest cluster shown: 1 or more (default 2)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no store in --store (or no --index).\n\n${STORE_HELP}`,
@@ -16,23 +11,11 @@ export const INSPECT_HELP = {
 then the versions of ID's URL, newest first. ID is the cluster's id or the id of any member (its
 cluster is shown). The embedded store\nkeeps fingerprints, not texts: texts side by side only on Elasticsearch, when the documents\ncarry the text field (--text-field, default content).\n\n  --limit N          members shown: 1 to 10000 (default 1000)\n  --text-field F     Elasticsearch source field with the text (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 shown, 2 no such cluster or document, or no store in --store (or no --index).\n\n${STORE_HELP}`,
   explain: `simdup explain <A> <B> [--json] [--k ${DEFAULT_K}] [store flags]\n\nWhy two stored documents are (not) duplicates: the decision \`simdup index\` makes for the later\none against the earlier (layer, rule, distance, term-set or shingle resemblance), and clusters;\nfor two documents of one URL, whether the later supersedes the earlier, and the URL's newest.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}; limits the simhash\n                     and short-text rules, not the url, exact and minhash routes\n  --text-field F     Elasticsearch source field with the text, for its length (default content)\n  --json             one JSON object instead of text\n\nReads only: creates, locks and repairs nothing.\nExit codes: 0 explained, 2 an id is not in the store, or no store in --store (or no --index).\n\n${STORE_HELP}`,
-  delete: `simdup delete <ID>... [--json] [store flags]\n\nDeletes documents; a deleted representative hands its cluster to the earliest remaining member.\n\n  --json             one JSON object instead of text\n\nExit codes: 0 all deleted, 2 some ids were not in the store (they are named; the others are deleted).\n\n${STORE_HELP}`,
-  reconcile: `simdup reconcile [--k ${DEFAULT_K}] [--batch ${OPTION_LIMITS.pageSize.default}] [--json] [store flags]\n\nRe-decides every stored record as one sequential run would: its best match among the records\nfirst indexed before it, and that match's cluster. Merges clusters two indexers writing at once\nleft apart and repairs forward pointers. Two passes over the store. Idempotent.\n\n  --k N              SimHash bits (of 64) that may differ: ${K_RANGE}\n  --batch N          records per lookup: ${OPTION_LIMITS.pageSize.min} to ${OPTION_LIMITS.pageSize.max} (default ${OPTION_LIMITS.pageSize.default})\n  --json             one JSON object instead of text\n\n${STORE_HELP}`,
 }
 
-/** Opens the store for a command; the store must exist (delete, reconcile and the read commands never create one). */
-async function withStore<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>, readOnly = false): Promise<T> {
-  const { store, kind } = await openStoreFromFlags(values, io, { readOnly, existing: true })
-  try {
-    return await fn(store, kind)
-  } finally {
-    await store.close()
-  }
-}
-
-/** `withStore` for commands that only read: nothing is created, locked or repaired; a missing store or index is NOT_FOUND. */
-async function withStoreReadOnly<T>(values: Parameters<typeof openStoreFromFlags>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
-  return withStore(values, io, fn, true)
+/** Opens the store for a command that only reads: nothing is created, locked or repaired; a missing store or index is NOT_FOUND. */
+async function withStoreReadOnly<T>(values: Parameters<typeof withExistingStore>[0], io: CliIO, fn: (store: FingerprintStore, kind: string) => Promise<T>): Promise<T> {
+  return withExistingStore(values, io, fn, true)
 }
 
 /** Texts of documents from an Elasticsearch index's _source (empty for the embedded store). */
@@ -55,7 +38,7 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…`
 
 /** `simdup clusters`. */
 export async function clustersCommand(args: string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, { ...COMMON, top: { type: 'string' }, 'min-size': { type: 'string' } })
+  const { values } = parse(args, { ...STORED_COMMAND_FLAGS, top: { type: 'string' }, 'min-size': { type: 'string' } })
   if (values.help) return void io.stdout.write(INSPECT_HELP.clusters + '\n'), 0
   const top = intFlag(values.top, 'top', 20, 1, 10_000)
   const minSize = intFlag(values['min-size'], 'min-size', 2, 1, 1_000_000_000)
@@ -74,7 +57,7 @@ export async function clustersCommand(args: string[], io: CliIO): Promise<number
 
 /** `simdup cluster ID`. */
 export async function clusterCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, { ...COMMON, limit: { type: 'string' } })
+  const { values, positionals } = parse(args, { ...STORED_COMMAND_FLAGS, limit: { type: 'string' } })
   if (values.help) return void io.stdout.write(INSPECT_HELP.cluster + '\n'), 0
   if (positionals.length !== 1) throw new UsageError('Expected one id (of a cluster or of any of its members).')
   const id = positionals[0]!
@@ -186,7 +169,7 @@ export function noTextsNote(kind: string, index: string, field: string): string 
 
 /** `simdup explain A B`. */
 export async function explainCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, COMMON)
+  const { values, positionals } = parse(args, STORED_COMMAND_FLAGS)
   if (values.help) return void io.stdout.write(INSPECT_HELP.explain + '\n'), 0
   if (positionals.length !== 2) throw new UsageError('Expected two document ids.')
   const k = kFlag(values.k)
@@ -209,40 +192,6 @@ export async function explainCommand(args: string[], io: CliIO): Promise<number>
       const field = values['text-field'] ?? 'content'
       io.stdout.write(`texts        ${texts.get(ida)!.length} / ${texts.get(idb)!.length} chars (to compare them term by term, save each document's \`${printable(field)}\` to a file, e.g. a.txt and b.txt, then: simdup compare @a.txt @b.txt)\n`)
     }
-    return 0
-  })
-}
-
-/** `simdup delete ID...`. */
-export async function deleteCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, COMMON)
-  if (values.help) return void io.stdout.write(INSPECT_HELP.delete + '\n'), 0
-  if (positionals.length === 0) throw new UsageError('Expected at least one id.')
-  return withStore(values, io, async (store) => {
-    await store.refresh()
-    const found = await store.get(positionals)
-    const notFound = [...new Set(positionals.filter((id) => !found.has(id)))]
-    const result = await deleteDocuments(createDeduplicator({ store }), positionals)
-    io.stdout.write(values.json ? terminalSafeJson({ ...result, notFound }) + '\n' : `deleted ${result.deleted}, re-pointed ${result.reassigned} record(s)\n`)
-    if (notFound.length === 0) return 0
-    io.stderr.write(`simdup delete: not in the ${describeStore(values, io)}: ${notFound.map(printable).join(', ')}\n`)
-    return 2
-  })
-}
-
-/** `simdup reconcile`. */
-export async function reconcileCommand(args: string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, { ...COMMON, batch: { type: 'string' } })
-  if (values.help) return void io.stdout.write(INSPECT_HELP.reconcile + '\n'), 0
-  const k = kFlag(values.k)
-  const batchSize = limitFlag(values.batch, 'batch', OPTION_LIMITS.pageSize)
-  return withStore(values, io, async (store) => {
-    const total = await store.count()
-    // Two passes over the store (find matches, then rewrite).
-    const progress = createProgress({ write: (t) => io.stderr.write(t), isTTY: io.stderr.isTTY === true, total: 2 * total, label: 'scanned' })
-    const result = await reconcile(createDeduplicator({ store, maxDistance: k }), { batchSize, onProgress: (n) => progress.update(n, n) })
-    progress.finish()
-    io.stdout.write(values.json ? terminalSafeJson(result) + '\n' : `scanned ${result.scanned}, pairs ${result.pairs}, forward pointers ${result.forwardPointers}, merged clusters ${result.mergedClusters}, version links ${result.versions}, updated ${result.updated}\n`)
     return 0
   })
 }

@@ -11,6 +11,7 @@ import { run } from '../../../src/cli/main.js'
 import { INDEX_HELP } from '../../../src/cli/commands/index-jsonl.js'
 import { REINDEX_HELP } from '../../../src/cli/commands/reindex.js'
 import { INSPECT_HELP } from '../../../src/cli/commands/inspect.js'
+import { RECONCILE_HELP } from '../../../src/cli/commands/reconcile.js'
 import { COMPARE_HELP } from '../../../src/cli/commands/fingerprint.js'
 import { OPTION_LIMITS, createDeduplicator, openMemoryStore, reconcile, runIndexJob } from '../../../src/index.js'
 import { guaranteedDistance } from '../../../src/internal.js'
@@ -42,7 +43,7 @@ describe('flag ranges follow the library', () => {
     ['reindex --replicas', ['reindex', '--source', 's', '--dest', 'd', '--replicas'], 'replicas', L.replicas, `of that --dest: ${L.replicas.min} to ${L.replicas.max} (default: the source's)`],
     ['reconcile --batch', ['reconcile', '--batch'], 'batch', L.pageSize, `records per lookup: ${L.pageSize.min} to ${L.pageSize.max} (default ${L.pageSize.default})`],
   ])('%s: the help states the library\'s range and default; one past either end is a usage error', async (_, argv, flag, limit, help) => {
-    const helpText = { index: INDEX_HELP, reindex: REINDEX_HELP, reconcile: INSPECT_HELP.reconcile }[argv[0] as 'index']
+    const helpText = { index: INDEX_HELP, reindex: REINDEX_HELP, reconcile: RECONCILE_HELP }[argv[0] as 'index']
     expect(helpText).toContain(help)
     for (const bad of [limit.min - 1, limit.max + 1]) {
       // reindex needs a node URL before it reads its numbers; nothing is contacted (usage errors come first).
@@ -57,7 +58,7 @@ describe('flag ranges follow the library', () => {
 
   test('--k: every command gives the same range and default, from the library', async () => {
     const range = `${L.maxDistance.min} to ${guaranteedDistance({ blocks: L.blocks.default, minMatch: L.minMatch.default })} (default ${L.maxDistance.default}`
-    for (const help of [INDEX_HELP, REINDEX_HELP.replace(/\n +\(/, ' ('), INSPECT_HELP.explain, INSPECT_HELP.reconcile, COMPARE_HELP]) expect(help).toContain(range)
+    for (const help of [INDEX_HELP, REINDEX_HELP.replace(/\n +\(/, ' ('), INSPECT_HELP.explain, RECONCILE_HELP, COMPARE_HELP]) expect(help).toContain(range)
     const over = String(guaranteedDistance({ blocks: L.blocks.default, minMatch: L.minMatch.default }) + 1)
     for (const argv of [['index', '-'], ['reindex', '--source', 's', '--dest', 'd'], ['explain', 'a', 'b'], ['reconcile'], ['compare', 'a', 'b']]) {
       expect(await refused([...argv, '--k', over], { ES_URL: 'http://127.0.0.1:9' })).toContain(`Expected --k to be an integer from 0 to ${Number(over) - 1}`)
