@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util'
 import { Agent, request } from 'node:http'
 import { loadCorpus } from './corpus/load.js'
 import { createMetrics } from '../src/server/metrics.js'
-import type { Decision, FingerprintStore } from '../src/index.js'
+import { createDeduplicator, openMemoryStore, type Decision, type FingerprintStore } from '../src/index.js'
 
 const { values } = parseArgs({
   options: {
@@ -148,9 +148,11 @@ const throughput = [...rates].map(([k, v]) => ({
 }))
 
 // 2. Latency at `stored` documents. The store is built once (variants of the corpus documents:
-// near-duplicates of each other, as a crawl is), then copied for each run.
+// near-duplicates of each other, as a crawl is), then copied for each run. `done` holds the
+// fingerprint version it was built with: a store of another version (an older checkout) is rebuilt.
 const bigStore = join(cacheDir, `store-${stored}`)
-if (!existsSync(join(bigStore, 'done'))) {
+const version = createDeduplicator({ store: await openMemoryStore() }).version
+if (!existsSync(join(bigStore, 'done')) || readFileSync(join(bigStore, 'done'), 'utf8') !== version) {
   rmSync(bigStore, { recursive: true, force: true })
   const bigInput = join(dir, 'big.jsonl')
   const lines: string[] = []
@@ -163,7 +165,7 @@ if (!existsSync(join(bigStore, 'done'))) {
   const t = performance.now()
   const r = spawnSync(process.execPath, [bin, 'index', bigInput, '--out', '/dev/null', '--store', bigStore], { stdio: ['ignore', 'ignore', 'inherit'] })
   if (r.status !== 0) throw new Error('building the stored documents failed')
-  writeFileSync(join(bigStore, 'done'), '')
+  writeFileSync(join(bigStore, 'done'), version)
   console.error(`stored ${stored} documents in ${((performance.now() - t) / 1000).toFixed(0)} s`)
 }
 const latencyStore = join(dir, 'latency-store')

@@ -240,6 +240,9 @@ function encodeBands(w: ByteWriter, bands: readonly string[] | undefined): void 
   for (let i = 0; i < bands.length; i++) w.u32(canonicalBand(bands[i]!, i))
 }
 
+/** One decoder for every record's explicit band terms (making one costs more than decoding a term). */
+const TERM_DECODER = new TextDecoder()
+
 /** The band terms of a decoded PUT entry `v` in `buf`, or undefined when it has none. */
 export function entryBands(buf: Uint8Array, v: PutView): string[] | undefined {
   const count = v.bandCount
@@ -252,10 +255,9 @@ export function entryBands(buf: Uint8Array, v: PutView): string[] | undefined {
   }
   const n = buf[p++]!
   const out = new Array<string>(n)
-  const text = new TextDecoder()
   for (let i = 0; i < n; i++) {
     const len = buf[p]!
-    out[i] = text.decode(buf.subarray(p + 1, p + 1 + len))
+    out[i] = TERM_DECODER.decode(buf.subarray(p + 1, p + 1 + len))
     p += 1 + len
   }
   return out
