@@ -2,6 +2,7 @@ import {
   compareOrder, fingerprintToHex, hamming, matchCandidate, minhashSimilarity,
   type Deduplicator, type FingerprintRecord, type FingerprintStore,
 } from '../index.js'
+import { minhashPart } from '../fingerprint/minhash.js'
 
 /** Texts of documents: kept by the server (`--keep-texts`), or an Elasticsearch index's `_source` field. */
 export type TextSource = (ids: readonly string[]) => Promise<Map<string, string>>
@@ -99,7 +100,7 @@ export async function histogram(store: FingerprintStore): Promise<Histogram> {
       const d = r.distance ?? (target === undefined ? null : hamming(r.fingerprint, target.fingerprint))
       if (d !== null) bins[d]!++
       if (target !== undefined && r.sketch?.startsWith('m:') && target.sketch?.startsWith('m:')) {
-        const s = minhashSimilarity(r.sketch, target.sketch)
+        const s = minhashSimilarity(minhashPart(r.sketch), minhashPart(target.sketch))
         out.resemblance[Math.min(19, Math.floor(s * 20))]!++
       }
     }

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { createAnalyzer, createDeduplicator, openMemoryStore } from '../../../src/index.js'
+import { SHORT_GRAM_MAX_CHARS } from '../../../src/fingerprint/short-grams.js'
+import { FIGURE_VETO_MAX_CHARS, figurePart, figuresChanged } from '../../../src/fingerprint/figure-veto.js'
+
+const analyzer = createAnalyzer()
+
+// Issue 24: "in a short text a number is content". A short article (more content characters than
+// the exact short-text route takes, at most FIGURE_VETO_MAX_CHARS) is decided by SimHash and MinHash,
+// which are blind to one figure; its sketch carries the figures of its prose so a changed figure vetoes.
+const ITEM =
+  '本报讯记者报道：一个长4.8米、重1.1吨、最大直径3.6米的飞机机头今天在成都飞机工业公司交付，这标志着该公司转包生产的第一百个机头正式交付，' +
+  '也标志着公司在国际民用航空零部件转包生产领域迈上了新的台阶。据了解，这种机头是所属机型上最复杂、装配协调环节最多、制造难度最大的部件之一。' +
+  '自开展机头转包生产以来，公司已累计交付甲型机头75个，乙型机头25个，实现销售收入4亿多元，创汇5000万美元，培养了一大批技术骨干。'
+
+async function decide(a: string, b: string): Promise<string | null> {
+  const store = await openMemoryStore()
+  const [, second] = await createDeduplicator({ store, analyzer }).add([{ id: 'a', content: a }, { id: 'b', content: b }])
+  await store.close()
+  return second!.duplicateOf
+}
+
+describe('the figure veto on short articles of the long route (issue 24)', () => {
+  it('the item is a long-route text that carries its figures', () => {
+    const n = [...ITEM].filter((c) => /[\p{L}\p{N}]/u.test(c)).length
+    expect(n).toBeGreaterThan(SHORT_GRAM_MAX_CHARS)
+    expect(n).toBeLessThanOrEqual(FIGURE_VETO_MAX_CHARS)
+    expect(figurePart(analyzer.analyze(ITEM).sketch)).not.toBeNull()
+  })
+
+  it('a repost with a sentence of credit added, a figure dropped, sentences moved or spaces around figures is a duplicate', async () => {
+    expect(await decide(ITEM, `${ITEM}\n（来源：本报，转载请注明出处）`)).toBe('a')
+    expect(await decide(ITEM, ITEM.replace('本报讯记者报道：', ''))).toBe('a')
+    const sentences = ITEM.split(/(?<=。)/u)
+    expect(await decide(ITEM, [...sentences.slice(1), sentences[0]].join(''))).toBe('a')
+    expect(await decide(ITEM, ITEM.replace('机头75个', '机头 75 个').replace('5000万', '5000 万'))).toBe('a')
+  })
+
+  it('a figure changed is another article', async () => {
+    expect(await decide(ITEM, ITEM.replace('累计交付甲型机头75个', '累计交付甲型机头57个'))).toBeNull()
+    expect(await decide(ITEM, ITEM.replace('创汇5000万美元', '创汇3000万美元'))).toBeNull()
+  })
+
+  it('a figure changed into one the text holds elsewhere is another article (figures counted with their repeats)', async () => {
+    expect(await decide(ITEM, ITEM.replace('甲型机头75个', '甲型机头25个'))).toBeNull()
+  })
+
+  it('counters, dates and bylines a page prints beside the article are no figures of it', async () => {
+    const page = (byline: string, counter: string): string => `${byline}\n${ITEM}\n${counter}`
+    expect(await decide(page('2024-05-02 09:39 来源：新华社', '点赞 412'), page('2023-11-30 17:02 来源：新华社', '点赞 190'))).toBe('a')
+    const a = analyzer.analyze(page('发布时间：2024-05-02 09:39 来源：新华社 作者：王五', '阅读 68.9万 · 点赞 412 · 评论 37'))
+    const b = analyzer.analyze(page('发布时间：2023-11-30 17:02 来源：人民网 作者：李四', '阅读 12.1万 · 点赞 190 · 评论 5'))
+    expect(figuresChanged(a.sketch, b.sketch)).toBe(false)
+    expect(figuresChanged(a.sketch, analyzer.analyze(ITEM.replace('75个', '57个')).sketch)).toBe(true)
+  })
+
+  it('two versions of one URL with a figure corrected are one document (the url layer has no figure veto)', async () => {
+    const store = await openMemoryStore()
+    const url = 'https://news.example.cn/a/1.html'
+    const [, second] = await createDeduplicator({ store, analyzer }).add([
+      { id: 'a', content: ITEM, url },
+      { id: 'b', content: ITEM.replace('创汇5000万美元', '创汇3000万美元'), url },
+    ])
+    await store.close()
+    expect(second!.duplicateOf).toBe('a')
+  })
+})
