@@ -32,56 +32,98 @@ import { MINHASH_SKETCH_CHARS } from './minhash.js'
 /** Largest number of content characters of a long-route text whose sketch carries its figures. */
 export const FIGURE_VETO_MAX_CHARS = 400
 
-/** A line of prose holds one of these (full-width forms are ASCII after normalisation). */
+/**
+ * Counters a page prints beside an article (阅读 68.9万 · 点赞 412 · 评论 37), with or without a
+ * colon: the word, then the figure and its unit.
+ */
+const COUNTER = /(?:阅读|点赞|评论|浏览|点击|收藏|转发|分享|回复|访问|人气|热度|播放|关注|粉丝|在看)(?:量|数|次数)?\s*[:：]?\s*\d+(?:\.\d+)?\s*[万千亿]?[次人条]?/gu
+/** A date with its year, or a time of day. */
+const DATE_TIME = /\d{2,4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?|\d{1,2}:\d{2}(?::\d{2})?/gu
+/** Footer lines: copyright and registration numbers. */
+const FOOTER = /icp|©|copyright|版权所有/iu
+const WORD = /[\p{L}]/u
+/** A sentence holds one of these (full-width forms are ASCII after normalisation; a point before a digit is a decimal point). */
 const SENTENCE_MARK = /[,;!?，。；、！？]|\.(?!\d)/u
 
-/** The figures (32-bit hashes, ascending, repeats kept) of the prose lines of a normalised text. */
-export function proseFigures(normalized: string): number[] {
-  const out: number[] = []
+/**
+ * Whether a line's figures are page chrome: a labelled line (`labelOnly`), a footer line, or a
+ * line of nothing but counters, dates and times.
+ * @example chromeFigures('阅读 68.9万 · 点赞 412 · 评论 37') // true
+ */
+export function chromeFigures(line: string): boolean {
+  if (FOOTER.test(line) || labelOnly(line)) return true
+  return !WORD.test(line.replace(COUNTER, '').replace(DATE_TIME, ''))
+}
+
+/** What the veto reads of a text's prose lines. */
+export interface ProseFacts {
+  /** Figures: 32-bit hashes of their characters, ascending, repeats kept. */
+  figures: Uint32Array
+  /** Content characters (letters and digits). */
+  chars: number
+  /** Negation characters among them (不 没 无 非 未 别 勿 莫 否). */
+  negations: number
+}
+
+const NEGATIONS = new Set([...'不没无非未别勿莫否'].map((c) => c.charCodeAt(0)))
+const LETTER = /[\p{L}\p{N}]/u
+
+/** The figures, content characters and negations of the prose lines of a normalised text. */
+export function proseFacts(normalized: string): ProseFacts {
+  const figures: number[] = []
+  let chars = 0
+  let negations = 0
   for (const line of normalized.split('\n')) {
-    if (!hasDigit(line) || !SENTENCE_MARK.test(line) || labelOnly(line)) continue
+    if (chromeFigures(line)) continue
+    // Characters and negations are counted in sentences only (a line with a sentence mark): a
+    // button or heading left on one page ("关注") would spoil the count.
+    const prose = SENTENCE_MARK.test(line)
     for (let i = 0; i < line.length; i++) {
-      if (!isDigit(line.charCodeAt(i))) continue
-      let h = 0x811c9dc5
-      let j = i
-      for (; j < line.length; j++) {
-        const c = line.charCodeAt(j)
-        if (!isDigit(c) && !(c === 0x2e && j + 1 < line.length && isDigit(line.charCodeAt(j + 1)))) break
-        h = Math.imul(h ^ c, 0x01000193)
+      const c = line.charCodeAt(i)
+      if (isDigit(c)) {
+        let h = 0x811c9dc5
+        let j = i
+        for (; j < line.length; j++) {
+          const d = line.charCodeAt(j)
+          if (!isDigit(d) && !(d === 0x2e && j + 1 < line.length && isDigit(line.charCodeAt(j + 1)))) break
+          if (prose && isDigit(d)) chars++
+          h = Math.imul(h ^ d, 0x01000193)
+        }
+        figures.push(h >>> 0)
+        i = j - 1
+      } else if ((c >= 0x4e00 && c <= 0x9fff) || (c < 0xd800 && LETTER.test(line[i]!))) {
+        // Han (the unified block first, no regular expression) and other letters of the BMP.
+        if (!prose) continue
+        chars++
+        if (NEGATIONS.has(c)) negations++
       }
-      out.push(h >>> 0)
-      i = j
     }
   }
-  return out.sort((a, b) => a - b)
+  return { figures: Uint32Array.from(figures).sort(), chars, negations }
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 
-function hasDigit(line: string): boolean {
-  for (let i = 0; i < line.length; i++) if (isDigit(line.charCodeAt(i))) return true
-  return false
-}
-
 /**
- * A MinHash sketch with the text's prose figures after its bits (see the module comment).
+ * A MinHash sketch with the text's prose facts after its bits (see the module comment).
  * @example withFigures(minhashSketch(text).sketch, text).length > MINHASH_SKETCH_CHARS // true
  */
 export function withFigures(minhash: string, normalized: string): string {
-  const figures = proseFigures(normalized)
-  let out = minhash + hex32(figures.length)
-  for (const f of figures) out += hex32(f)
+  const f = proseFacts(normalized)
+  let out = minhash + hex32(f.chars) + hex32(f.negations) + hex32(f.figures.length)
+  for (const x of f.figures) out += hex32(x)
   return out
 }
 
-/** The figures a sketch carries (`withFigures`), ascending, or null for a sketch without them. */
-export function figurePart(sketch: string | null | undefined): Uint32Array | null {
-  if (sketch == null || sketch.length < MINHASH_SKETCH_CHARS + 8 || !sketch.startsWith('m:')) return null
-  const n = parseInt(sketch.slice(MINHASH_SKETCH_CHARS, MINHASH_SKETCH_CHARS + 8), 16)
-  if (!(n >= 0) || sketch.length !== MINHASH_SKETCH_CHARS + 8 * (n + 1)) return null
-  const out = new Uint32Array(n)
-  for (let i = 0, p = MINHASH_SKETCH_CHARS + 8; i < n; i++, p += 8) out[i] = parseInt(sketch.slice(p, p + 8), 16)
-  return out
+/** The prose facts a sketch carries (`withFigures`), or null for a sketch without them. */
+export function figurePart(sketch: string | null | undefined): ProseFacts | null {
+  const at = MINHASH_SKETCH_CHARS
+  if (sketch == null || sketch.length < at + 24 || !sketch.startsWith('m:')) return null
+  const n = parseInt(sketch.slice(at + 16, at + 24), 16)
+  if (!(n >= 0) || sketch.length !== at + 24 + 8 * n) return null
+  const figures = new Uint32Array(n)
+  for (let i = 0, p = at + 24; i < n; i++, p += 8) figures[i] = parseInt(sketch.slice(p, p + 8), 16)
+  return { figures, chars: parseInt(sketch.slice(at, at + 8), 16), negations: parseInt(sketch.slice(at + 8, at + 16), 16) }
 }
 
 /**
@@ -90,10 +132,14 @@ export function figurePart(sketch: string | null | undefined): Uint32Array | nul
  * @example figuresChanged(withFigures(m1, '上涨1.2%。'), withFigures(m2, '上涨2.1%。')) // true
  */
 export function figuresChanged(a: string | null | undefined, b: string | null | undefined): boolean {
-  const x = figurePart(a)
-  if (x === null || x.length === 0) return false
-  const y = figurePart(b)
-  if (y === null || y.length === 0) return false
+  const fa = figurePart(a)
+  if (fa === null) return false
+  const fb = figurePart(b)
+  if (fb === null) return false
+  const dn = fa.negations - fb.negations
+  if (dn !== 0 && fa.chars - fb.chars === dn) return true
+  const x = fa.figures
+  const y = fb.figures
   let i = 0
   let j = 0
   let onlyX = false

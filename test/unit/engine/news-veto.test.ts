@@ -64,4 +64,17 @@ describe('the figure veto on short articles of the long route (issue 24)', () =>
     await store.close()
     expect(second!.duplicateOf).toBe('a')
   })
+
+  it('a negation inserted or removed (the only change of length) is another article', async () => {
+    const negated = ITEM.replace('这种机头是所属机型上', '这种机头不是所属机型上')
+    expect(await decide(ITEM, negated)).toBeNull()
+    expect(await decide(negated, ITEM)).toBeNull()
+    expect(await decide(ITEM, ITEM.replace('今天在成都', '今天没在成都'))).toBeNull()
+  })
+
+  it('a sentence with a negation dropped, or a negation word replaced by another, is still a repost', async () => {
+    const longer = `${ITEM}该公司表示，今后不会放松质量管理。`
+    expect(await decide(longer, ITEM)).toBe('a')
+    expect(await decide(longer, longer.replace('不会放松', '绝不放松'))).toBe('a')
+  })
 })
