@@ -126,8 +126,8 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb) || gramVerdict(a, b, o.analyzer.shortText).veto) return null
     return { rule: 'simhash', resemblance: null }
   }
-  // A short article (both sketches carry their prose figures, figure-veto.ts) with a figure
-  // changed is another article, however alike the rest; not for two versions of one URL.
+  // A short article (both sketches carry their veto facts, figure-veto.ts) with a figure changed
+  // or a negation inserted is another article, however alike the rest; not for two versions of one URL.
   const veto = url !== true
   const dm = dSketch === null ? null : minhashPart(dSketch)
   const cm = c.sketch === undefined ? undefined : minhashPart(c.sketch)

@@ -3,33 +3,43 @@ import { labelOnly } from '../engine/line-shape.js'
 import { MINHASH_SKETCH_CHARS } from './minhash.js'
 
 /**
- * The figure veto for short articles (issue 24: "in a short text a number is content"). A text of
- * more content characters than the exact short route takes (`SHORT_GRAM_MAX_CHARS`) and at most
- * {@link FIGURE_VETO_MAX_CHARS} is decided by SimHash and MinHash, which are blind to one figure:
- * two bulletins from one template ("…同比上涨1.2%" / "…2.1%", "1月14日" / "1月84日") are within k.
- * Such a text's sketch carries the figures of its prose after its MinHash bits, and a SimHash or
- * MinHash match is vetoed when each side has a figure the other lacks (as multisets: a figure
- * changed into one the text holds elsewhere, "f—61 … f—16" / "f—16 … f—16", still counts).
+ * The figure and negation veto for short articles (issue 24: "in a short text a number is
+ * content"; a negation flips the news). A text of more content characters than the exact short
+ * route takes (`SHORT_GRAM_MAX_CHARS`) and at most {@link FIGURE_VETO_MAX_CHARS} is decided by
+ * SimHash and MinHash, which are blind to one figure or one character: two bulletins of one
+ * template ("…同比上涨1.2%" / "…2.1%", "1月14日" / "1月84日"), or an item and its negation
+ * ("日供水量仅有…" / "仅没有…"), are within k. Such a text's sketch carries a few facts of its
+ * lines after its MinHash bits, and a SimHash or MinHash match is vetoed when
  *
- * **What counts as a figure.** A run of ASCII digits (a `.` between two digits inside it:
- * `0.3` and `3.0` differ) in a line of prose: a line with a sentence mark (，。；、！？ or their
- * ASCII forms after normalisation; a point before a digit is a decimal point) that is not page chrome by its shape (`labelOnly`:
- * "发布时间：2024-05-02 09:39 来源：…"). Counters, dates and bylines a portal prints beside an
- * article ("阅读 68.9万 · 点赞 412 · 评论 37", "浏览次数：1234", a footer's ICP number) are no
- * sentences, so a repost on another page, or the same page crawled again, keeps its match; a
- * figure added or dropped on one side only (a dateline dropped, a heading number) is no veto.
+ * - **a figure changed:** each side has a figure the other lacks, as multisets (a figure changed
+ *   into one the text holds elsewhere, "f—61 … f—16" / "f—16 … f—16", still counts); a figure
+ *   only added or dropped on one side (a dateline dropped, a heading number) is no veto;
+ * - **a negation inserted or removed:** the sentences' numbers of negation characters
+ *   (不 没 无 非 未 别 勿 莫 否) differ, and their numbers of content characters differ by exactly
+ *   as much: the negation is the only change of length ("是" / "不是"). A sentence dropped or added,
+ *   or a word replaced by another ("不会" / "绝不"), changes the length otherwise. A word replaced
+ *   by its negation of the same length ("已" / "未") is not seen.
+ *
+ * **Which lines count.** A figure is a run of ASCII digits (a `.` between two digits inside it:
+ * `0.3` and `3.0` differ) on any line but page chrome (`chromeFigures`): a labelled line
+ * (`labelOnly`: "发布时间：2024-05-02 09:39 来源：…"), a footer (ICP numbers, ©), or a line of
+ * nothing but counters, dates and times ("阅读 68.9万 · 点赞 412 · 评论 37", "2024-05-02 09:39").
+ * So a repost on another page, or the page crawled again, keeps its match; a sub-heading's figure
+ * ("(附图片5张)") is the item's. Characters and negations are counted on lines that are sentences
+ * (with a sentence mark), so a button or heading left on one page only does not spoil the count.
  *
  * **Where it does not apply.** The url layer's content check (two versions of one page with a
- * figure corrected are one document, a new version: `contentAgreement`), and texts of the short
- * route (their gram sets carry their own veto, short-grams.ts) or of more characters (a figure in
- * a long article is a small part of it).
+ * figure corrected are one document: `contentAgreement`), texts of the short route (their gram
+ * sets carry their own veto, short-grams.ts), and longer texts (a figure is a small part of a
+ * long article; measured in docs/notes/2026-11-27-short-news-veto-fp13.md).
  *
- * **Format.** After the MinHash sketch's bits: 8 hex digits of the number of figures, then 8 hex
- * digits per figure (a 32-bit FNV-1a hash of its characters), ascending. Still one run of hex
- * digits after `m:`, so both stores keep it as bytes; `minhashPart` gives the MinHash sketch back.
+ * **Format.** After the MinHash sketch's bits, 8 hex digits each: the number of content
+ * characters, the number of negations, the number of figures, then each figure (a 32-bit FNV-1a
+ * hash of its characters), ascending. Still one run of hex digits after `m:`, so both stores keep
+ * it as bytes; `minhashPart` gives the MinHash sketch back.
  */
 
-/** Largest number of content characters of a long-route text whose sketch carries its figures. */
+/** Largest number of content characters of a long-route text whose sketch carries its veto facts. */
 export const FIGURE_VETO_MAX_CHARS = 400
 
 /**
@@ -57,7 +67,10 @@ export function chromeFigures(line: string): boolean {
 
 /** What the veto reads of a text's prose lines. */
 export interface ProseFacts {
-  /** Figures: 32-bit hashes of their characters, ascending, repeats kept. */
+  /**
+   * Figures, two 32-bit hashes each: the figure with the characters beside it, and those
+   * characters alone (its slot); by the first, ascending, repeats kept.
+   */
   figures: Uint32Array
   /** Content characters (letters and digits). */
   chars: number
@@ -70,7 +83,7 @@ const LETTER = /[\p{L}\p{N}]/u
 
 /** The figures, content characters and negations of the prose lines of a normalised text. */
 export function proseFacts(normalized: string): ProseFacts {
-  const figures: number[] = []
+  const figures: [number, number][] = []
   let chars = 0
   let negations = 0
   for (const line of normalized.split('\n')) {
@@ -81,7 +94,10 @@ export function proseFacts(normalized: string): ProseFacts {
     for (let i = 0; i < line.length; i++) {
       const c = line.charCodeAt(i)
       if (isDigit(c)) {
-        let h = 0x811c9dc5
+        // The figure in its slot: the nearest characters before and after it on its line (spaces
+        // skipped; 0 at the line's ends) hashed with it, and without it.
+        const before = neighbour(line, i, -1)
+        let h = Math.imul(0x811c9dc5 ^ before, 0x01000193)
         let j = i
         for (; j < line.length; j++) {
           const d = line.charCodeAt(j)
@@ -89,7 +105,8 @@ export function proseFacts(normalized: string): ProseFacts {
           if (prose && isDigit(d)) chars++
           h = Math.imul(h ^ d, 0x01000193)
         }
-        figures.push(h >>> 0)
+        const after = neighbour(line, j - 1, 1)
+        figures.push([Math.imul(h ^ after, 0x01000193) >>> 0, Math.imul(Math.imul(0x811c9dc5 ^ before, 0x01000193) ^ after, 0x01000193) >>> 0])
         i = j - 1
       } else if ((c >= 0x4e00 && c <= 0x9fff) || (c < 0xd800 && LETTER.test(line[i]!))) {
         // Han (the unified block first, no regular expression) and other letters of the BMP.
@@ -99,7 +116,17 @@ export function proseFacts(normalized: string): ProseFacts {
       }
     }
   }
-  return { figures: Uint32Array.from(figures).sort(), chars, negations }
+  figures.sort((x, y) => x[0] - y[0] || x[1] - y[1])
+  return { figures: Uint32Array.from(figures.flat()), chars, negations }
+}
+
+/** The nearest code unit to `at` in direction `step` that is not a space, or 0 at the line's end. */
+function neighbour(line: string, at: number, step: number): number {
+  for (let k = at + step; k >= 0 && k < line.length; k += step) {
+    const c = line.charCodeAt(k)
+    if (c !== 0x20 && c !== 0x3000 && c !== 0x09) return c
+  }
+  return 0
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
@@ -110,7 +137,7 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
  */
 export function withFigures(minhash: string, normalized: string): string {
   const f = proseFacts(normalized)
-  let out = minhash + hex32(f.chars) + hex32(f.negations) + hex32(f.figures.length)
+  let out = minhash + hex32(f.chars) + hex32(f.negations) + hex32(f.figures.length >>> 1)
   for (const x of f.figures) out += hex32(x)
   return out
 }
@@ -120,15 +147,15 @@ export function figurePart(sketch: string | null | undefined): ProseFacts | null
   const at = MINHASH_SKETCH_CHARS
   if (sketch == null || sketch.length < at + 24 || !sketch.startsWith('m:')) return null
   const n = parseInt(sketch.slice(at + 16, at + 24), 16)
-  if (!(n >= 0) || sketch.length !== at + 24 + 8 * n) return null
-  const figures = new Uint32Array(n)
-  for (let i = 0, p = at + 24; i < n; i++, p += 8) figures[i] = parseInt(sketch.slice(p, p + 8), 16)
+  if (!(n >= 0) || sketch.length !== at + 24 + 16 * n) return null
+  const figures = new Uint32Array(2 * n)
+  for (let i = 0, p = at + 24; i < 2 * n; i++, p += 8) figures[i] = parseInt(sketch.slice(p, p + 8), 16)
   return { figures, chars: parseInt(sketch.slice(at, at + 8), 16), negations: parseInt(sketch.slice(at + 8, at + 16), 16) }
 }
 
 /**
- * Whether both sketches carry their figures and each holds a figure (counted with its repeats)
- * that the other lacks: a figure changed.
+ * Whether both sketches carry their veto facts and a figure changed (each holds a figure, counted
+ * with its repeats, that the other lacks) or a negation was inserted or removed (see the module comment).
  * @example figuresChanged(withFigures(m1, '上涨1.2%。'), withFigures(m2, '上涨2.1%。')) // true
  */
 export function figuresChanged(a: string | null | undefined, b: string | null | undefined): boolean {
@@ -138,25 +165,27 @@ export function figuresChanged(a: string | null | undefined, b: string | null | 
   if (fb === null) return false
   const dn = fa.negations - fb.negations
   if (dn !== 0 && fa.chars - fb.chars === dn) return true
+  // A figure changed in its slot: the multisets of figures-with-neighbours differ on both sides,
+  // and a figure only one side has sits beside the same characters as one only the other has.
+  // ("1月14日" / "1月84日"; not a dateline dropped on one side and a promo line's figure added on
+  // the other, nor a headline cut inside a figure: "突破30" / "突破300亿元".)
   const x = fa.figures
   const y = fb.figures
   let i = 0
   let j = 0
-  let onlyX = false
-  let onlyY = false
-  while (i < x.length && j < y.length) {
-    if (x[i] === y[j]) {
-      i++
-      j++
-    } else if (x[i]! < y[j]!) {
-      onlyX = true
-      i++
+  const onlyX = new Set<number>()
+  const onlyY: number[] = []
+  while (i < x.length || j < y.length) {
+    if (i < x.length && j < y.length && x[i] === y[j]) {
+      i += 2
+      j += 2
+    } else if (j >= y.length || (i < x.length && x[i]! < y[j]!)) {
+      onlyX.add(x[i + 1]!)
+      i += 2
     } else {
-      onlyY = true
-      j++
+      onlyY.push(y[j + 1]!)
+      j += 2
     }
   }
-  if (i < x.length) onlyX = true
-  if (j < y.length) onlyY = true
-  return onlyX && onlyY
+  return onlyY.some((slot) => onlyX.has(slot))
 }

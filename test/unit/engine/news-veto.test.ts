@@ -77,4 +77,10 @@ describe('the figure veto on short articles of the long route (issue 24)', () =>
     expect(await decide(longer, ITEM)).toBe('a')
     expect(await decide(longer, longer.replace('不会放松', '绝不放松'))).toBe('a')
   })
+
+  it('a figure dropped on one side and another added on the other, or a headline cut inside a figure, is no change of a figure', async () => {
+    const dated = `据新华社北京1月26日电${ITEM}`
+    expect(await decide(dated, `${ITEM}\n推荐阅读：程序员必备的100个命令行技巧，点击查看。`)).toBe('a')
+    expect(await decide(`交通银行实现利润近48亿元\n${ITEM}`, `交通银行实现利润近4\n${ITEM}`)).toBe('a')
+  })
 })
