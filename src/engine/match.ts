@@ -90,17 +90,6 @@ export function matchCandidate(d: MatchSubject, c: FingerprintRecord, o: MatchOp
   return null
 }
 
-/**
- * Set when the last `matchCandidate` call found a SimHash or MinHash match that the figure veto
- * refused (figure-veto.ts): `bestOf` then refuses the candidate's whole cluster (see there).
- */
-let lastVetoed = false
-
-function vetoedMatch(): null {
-  lastVetoed = true
-  return null
-}
-
 /** A rule's verdict: which rule, and its similarity evidence (see `Match.resemblance`). */
 interface RuleVerdict {
   rule: Rule | null
@@ -147,7 +136,7 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     // texts whose 5-gram sets differ in size more than `minResemblance` allows cannot be alike
     // enough (J ≤ min/max of the sizes), whatever the distance.
     if (!d.short && !c.short && !(dm !== null && cm !== undefined && resemblanceBound(dm, cm) < o.minResemblance)) {
-      return veto && figuresChanged(dSketch, c.sketch) ? vetoedMatch() : { rule: 'simhash', resemblance: null }
+      return veto && figuresChanged(dSketch, c.sketch) ? null : { rule: 'simhash', resemblance: null }
     }
     const short = o.analyzer.shortText
     if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
@@ -162,7 +151,7 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     // (NaN unless both are valid sketches; the margin is asked only of estimates that pass.)
     const resemblance = minhashSimilarity(dm, cm)
     if (resemblance >= o.minResemblance && resemblance >= o.minResemblance + sparseSketchMargin(dm, cm, resemblance, o.minResemblance)) {
-      return veto && figuresChanged(dSketch, c.sketch) ? vetoedMatch() : { rule: 'minhash', resemblance }
+      return veto && figuresChanged(dSketch, c.sketch) ? null : { rule: 'minhash', resemblance }
     }
   }
   return null
@@ -337,28 +326,13 @@ export function bestMatch(d: MatchSubject, candidates: readonly FingerprintRecor
 /** Each options object with the MinHash rule off (`bestMatch`'s first pass). */
 const WITHOUT_MINHASH = new WeakMap<MatchOptions, MatchOptions>()
 
-/**
- * `bestMatch` with the options `other` for candidates that do not share d's URL key. A cluster
- * holding a candidate that matched but for the figure veto (another bulletin: a figure changed,
- * a negation inserted) is refused as a whole by the simhash layer: its other members (a repost
- * that dropped the dateline holding the changed figure) say the same news as the one d contradicts.
- */
+/** `bestMatch` with the options `other` for candidates that do not share d's URL key. */
 function bestOf(d: MatchSubject, candidates: readonly FingerprintRecord[], o: MatchOptions, other: MatchOptions): Match | null {
   let best: Match | null = null
-  let vetoed: Set<string> | null = null
   const ordered = d.seq !== undefined
   const url = o.layers.url ? d.urlHash : null
   for (const c of candidates) {
     if (c.clusterId === d.id || c.id === d.id || (ordered && !isEarlier(c, d))) continue
-    lastVetoed = false
-    const m = matchCandidate(d, c, url !== null && c.urlHash === url ? o : other)
-    if (lastVetoed) (vetoed ??= new Set()).add(c.clusterId)
-    if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
-  }
-  if (best === null || vetoed === null || best.layer !== 'simhash' || !vetoed.has(best.record.clusterId)) return best
-  best = null
-  for (const c of candidates) {
-    if (c.clusterId === d.id || c.id === d.id || (ordered && !isEarlier(c, d)) || vetoed.has(c.clusterId)) continue
     const m = matchCandidate(d, c, url !== null && c.urlHash === url ? o : other)
     if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
   }

@@ -84,14 +84,4 @@ describe('the figure veto on short articles of the long route (issue 24)', () =>
     expect(await decide(`交通银行实现利润近48亿元\n${ITEM}`, `交通银行实现利润近4\n${ITEM}`)).toBe('a')
   })
 
-  it('a bulletin that contradicts a cluster\'s original is no duplicate of the cluster\'s repost that dropped the figure', async () => {
-    const store = await openMemoryStore()
-    const out = await createDeduplicator({ store, analyzer }).add([
-      { id: 'o', content: `据新华社北京1月23日电${ITEM}` },
-      { id: 'r', content: ITEM },
-      { id: 'n', content: `据新华社北京8月23日电${ITEM}` },
-    ])
-    await store.close()
-    expect(out.map((x) => x.duplicateOf)).toEqual([null, 'o', null])
-  })
 })
