@@ -1,9 +1,8 @@
 import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
-import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
+import { minhashPart, minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
 import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
-import { minhashPart } from '../fingerprint/minhash.js'
 import { figuresChanged } from '../fingerprint/figure-veto.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
@@ -123,7 +122,9 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     // negation differs or their bigram sets' sizes alone rule out a resemblance of `minResemblance`.
     const na = sketchGrams(a)
     const nb = sketchGrams(b)
-    if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb) || gramVerdict(a, b, o.analyzer.shortText).veto) return null
+    if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb)) return null
+    const v = gramVerdict(a, b, o.analyzer.shortText)
+    if (v.veto || v.replaced) return null
     return { rule: 'simhash', resemblance: null }
   }
   // A short article (both sketches carry their veto facts, figure-veto.ts) with a figure changed
@@ -174,7 +175,7 @@ export interface RuleEvidence {
   /** Bigram sets only: the shorter text's share of the shared bigrams, and its threshold. */
   containment?: number
   containmentThreshold?: number
-  /** Bigram sets: they differ in a bigram with a digit or a negation; MinHash sketches of short articles: a figure of their prose changed (figure-veto.ts). No match, whatever the resemblance. */
+  /** Bigram sets: they differ in a bigram with a digit or a negation, or a word was replaced in a text of title length; MinHash sketches of short articles: a figure of their prose changed or a negation was inserted (figure-veto.ts). No match, whatever the resemblance. */
   veto?: boolean
 }
 
@@ -187,7 +188,7 @@ export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOp
     const gb = gramPart(b)
     if (ga === null || gb === null) return null
     const v = gramVerdict(ga, gb, t)
-    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto }
+    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto || v.replaced }
   }
   if (a.slice(0, 2) !== b.slice(0, 2)) return null
   if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }
