@@ -273,7 +273,7 @@ export const MINHASH_SKETCH_CHARS = BITS_START + SKETCH_BINS / 4
 
 /**
  * The MinHash part of a sketch: an `m:` sketch may carry more hex digits after its bits (a short
- * article's gram set, short-grams.ts `withVetoGrams`); every other sketch is itself.
+ * article's veto facts, figure-veto.ts `withFigures`); every other sketch is itself.
  */
 export function minhashPart(sketch: string): string {
   return sketch.length > MINHASH_SKETCH_CHARS && sketch.charCodeAt(0) === 0x6d && sketch.charCodeAt(1) === 0x3a ? sketch.slice(0, MINHASH_SKETCH_CHARS) : sketch

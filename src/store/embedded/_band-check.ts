@@ -77,13 +77,13 @@ export class RowCheck {
 
   /**
    * Whether the stored hex sketch `buf[start, start + len)` (prefix byte, then the digits' bytes)
-   * has the query's prefix and length and differs from its sketch in more than `maxDiffer` bits
+   * has the query's prefix, at least its length (more digits after: `minhashPart`) and differs from its sketch in more than `maxDiffer` bits
    * past the skipped ones.
    */
   sketchFar(buf: Uint8Array, start: number, len: number): boolean {
     const digits = this.digits
     const n = this.length
-    // A stored `m:` sketch may carry a short article's gram set after its bits (`minhashPart`).
+    // A stored `m:` sketch may carry a short article's veto facts after its bits (figure-veto.ts).
     if (len - 1 < n || buf[start] !== this.prefix) return false
     let differ = 0
     const from = start + 1
