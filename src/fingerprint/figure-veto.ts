@@ -106,7 +106,9 @@ export function proseFacts(normalized: string): ProseFacts {
           h = Math.imul(h ^ d, 0x01000193)
         }
         const after = neighbour(line, j - 1, 1)
-        figures.push([Math.imul(h ^ after, 0x01000193) >>> 0, Math.imul(Math.imul(0x811c9dc5 ^ before, 0x01000193) ^ after, 0x01000193) >>> 0])
+        if (!numbersStructure(line, i, j, before, after)) {
+          figures.push([Math.imul(h ^ after, 0x01000193) >>> 0, Math.imul(Math.imul(0x811c9dc5 ^ before, 0x01000193) ^ after, 0x01000193) >>> 0])
+        }
         i = j - 1
       } else if ((c >= 0x4e00 && c <= 0x9fff) || (c < 0xd800 && LETTER.test(line[i]!))) {
         // Han (the unified block first, no regular expression) and other letters of the BMP.
@@ -118,6 +120,29 @@ export function proseFacts(normalized: string): ProseFacts {
   }
   figures.sort((x, y) => x[0] - y[0] || x[1] - y[1])
   return { figures: Uint32Array.from(figures.flat()), chars, negations }
+}
+
+/** Characters that name a numbered part before its number: 第 7.8 节, 表 5.3, 图 2.1, 例 4.2. */
+const PART_BEFORE = new Set([...'第表图例'].map((c) => c.charCodeAt(0)))
+/** Characters that name a numbered part after its number: 7.8 节, 3.4 章. */
+const PART_AFTER = new Set([...'节章'].map((c) => c.charCodeAt(0)))
+/** What follows a line's leading enumeration: 4.6. 验证…, 1. 手册, 3、, 2), 2）. */
+const ENUMERATION_END = new Set([0x2e, 0x3001, 0x29, 0xff09])
+
+/**
+ * Whether the figure `line[from, to)` numbers the text's structure rather than saying a fact of
+ * it: a number of two points or more (a section or release number: 5.4.4, 2.6.32), a line's
+ * leading enumeration (`4.6. 自动化安装`, `1. …`, `3、…`), or a dotted number naming a part
+ * (`第 7.8 节`, `表 5.3.`). Two copies of one text in two editions of a manual or site number
+ * their sections, tables and cross-references differently; a quantity (`3.5亿元`, `第3名`,
+ * `1.2%`) is none of these and stays a figure.
+ */
+export function numbersStructure(line: string, from: number, to: number, before: number, after: number): boolean {
+  let points = 0
+  for (let k = from; k < to; k++) if (line.charCodeAt(k) === 0x2e) points++
+  if (points >= 2) return true
+  if (before === 0 && ENUMERATION_END.has(line.charCodeAt(to))) return true
+  return points === 1 && (PART_BEFORE.has(before) || PART_AFTER.has(after))
 }
 
 /** The nearest code unit to `at` in direction `step` that is not a space, or 0 at the line's end. */

@@ -85,6 +85,18 @@ describe('the figure veto on short articles of the long route (issue 24)', () =>
     expect(await decide(`交通银行实现利润近48亿元\n${ITEM}`, `交通银行实现利润近4\n${ITEM}`)).toBe('a')
   })
 
+  it('a figure that numbers the text\'s parts (a heading\'s number, a section or table reference, a list item) is no fact of it', async () => {
+    // Two editions of one manual number their sections and tables differently (docbook amd64 / arm64 guides).
+    expect(await decide(`4.6. 机头交付\n${ITEM}`, `4.7. 机头交付\n${ITEM}`)).toBe('a')
+    expect(await decide(`${ITEM}参见第 5.4.4 节。`, `${ITEM}参见第 5.4.6 节。`)).toBe('a')
+    expect(await decide(`表 5.3. 交付统计\n${ITEM}`, `表 5.15. 交付统计\n${ITEM}`)).toBe('a')
+    expect(await decide(`${ITEM}参阅第 3.4 节。`, `${ITEM}参阅第 3.6 节。`)).toBe('a')
+    expect(await decide(`1. 交付\n${ITEM}`, `2. 交付\n${ITEM}`)).toBe('a')
+    // A quantity at a line's start, or a rank, is still a figure.
+    expect(await decide(`${ITEM}\n75个机头已全部交付。`, `${ITEM}\n57个机头已全部交付。`)).toBeNull()
+    expect(await decide(ITEM.replace('第一百个', '第100个'), ITEM.replace('第一百个', '第200个'))).toBeNull()
+  })
+
   // The veto is a predicate of the pair alone: the engine's decisions over reposts, figure
   // changes and negations of two short articles are those of a linear scan applying it to every
   // earlier document, whatever the batch split (no dependence on which candidates a lookup finds).
