@@ -25,7 +25,9 @@ import { MINHASH_SKETCH_CHARS } from './minhash.js'
  * (`labelOnly`: "发布时间：2024-05-02 09:39 来源：…"), a footer (ICP numbers, ©), or a line of
  * nothing but counters, dates and times ("阅读 68.9万 · 点赞 412 · 评论 37", "2024-05-02 09:39").
  * So a repost on another page, or the page crawled again, keeps its match; a sub-heading's figure
- * ("(附图片5张)") is the item's. Characters and negations are counted on lines that are sentences
+ * ("(附图片5张)") is the item's. A number of the text's structure is no figure either
+ * (`numbersStructure`: 5.4.4, a line's leading `4.6.`, `第 7.8 节`, `表 5.3`): two editions of one
+ * manual number their sections differently. Characters and negations are counted on lines that are sentences
  * (with a sentence mark), so a button or heading left on one page only does not spoil the count.
  *
  * **Where it does not apply.** The url layer's content check (two versions of one page with a
