@@ -22,7 +22,7 @@ export { matchCandidate, compareOrder, ruleEvidence, type Match, type MatchSubje
 export { explainDocuments, decideTexts, type PairReport, type DecideTextsOptions } from './engine/explain.js'
 export { compareAnalyses, type Comparison } from './fingerprint/compare.js'
 export { guaranteedDistance, fingerprintBlocks, type BlockScheme } from './fingerprint/blocks.js'
-export { minhashSimilarity } from './fingerprint/minhash.js'
+export { minhashSimilarity, minhashPart } from './fingerprint/minhash.js'
 export { sketchJaccard } from './fingerprint/short-text.js'
 
 // The embedded store's reports.

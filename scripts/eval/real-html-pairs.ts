@@ -11,7 +11,7 @@ import { shingleSet, jaccard } from './oracle.js'
 import { createSimdupSystem } from './simdup-system.js'
 import { createAnalyzer } from '../../src/index.js'
 import { hamming } from '../../src/fingerprint/hamming.js'
-import { minhashSimilarity } from '../../src/fingerprint/minhash.js'
+import { minhashPart, minhashSimilarity } from '../../src/fingerprint/minhash.js'
 
 const ds = buildRealHtmlDataset({ seed: 1, sites: 'old' })
 const docs = toRealHtmlEvalDocs(ds.docs)
@@ -29,7 +29,7 @@ function row(kind: string, a: string, b: string): void {
   const xa = get(a), xb = get(b)
   const ej = jaccard(sh(xa.normalized), sh(xb.normalized))
   const dist = hamming(xa.fingerprint, xb.fingerprint)
-  const mh = xa.sketch?.startsWith('m:') && xb.sketch?.startsWith('m:') ? minhashSimilarity(xa.sketch, xb.sketch) : NaN
+  const mh = xa.sketch?.startsWith('m:') && xb.sketch?.startsWith('m:') ? minhashSimilarity(minhashPart(xa.sketch), minhashPart(xb.sketch)) : NaN
   console.log([kind, a, b, 'oj=' + oj.toFixed(3), 'ej=' + ej.toFixed(3), 'd=' + dist, 'mh=' + mh.toFixed(2), 'len=' + xa.normalized.length + '/' + xb.normalized.length, 'main=' + da.d.main.length + '/' + db.d.main.length, xa.short ? 'S' : '', xb.short ? 'S' : ''].join('\t'))
 }
 const dec = new Map(decisions.map((x) => [x.id, x]))

@@ -1,6 +1,10 @@
 /** simdup itself as an EvalSystem: the default configuration on an in-memory store. */
 import { createDeduplicator, openMemoryStore, type DeduplicatorOptions } from '../../src/index.js'
 import type { EvalSystem } from './systems.js'
+import { appendFileSync } from 'node:fs'
+
+/** `SIMDUP_EVAL_DUMP=prefix`: each run's decisions (id, duplicateOf, content) to `prefix.<run>.jsonl`, for diffing two builds' per-document decisions. */
+let dumpRun = 0
 
 /**
  * @param options overrides of the default Deduplicator options (for ablations in the eval); by
@@ -15,8 +19,12 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
       const store = await openMemoryStore()
       const dedup = createDeduplicator({ ...options, store })
       const out = []
+      const dump = process.env.SIMDUP_EVAL_DUMP
+      const run = dumpRun++
+      const text = new Map(docs.map((d) => [d.id, d.content]))
       for (let i = 0; i < docs.length; i += 500) {
         const decisions = await dedup.add(docs.slice(i, i + 500).map((d) => ({ id: d.id, content: d.content, ...(d.title === undefined ? {} : { title: d.title }), ...(d.url === undefined ? {} : { url: d.url }) })))
+        if (dump !== undefined && dump !== '') appendFileSync(`${dump}.${run}.jsonl`, decisions.map((x) => JSON.stringify({ id: x.id, duplicateOf: x.duplicateOf, layer: x.layer, content: text.get(x.id ?? '') }) + '\n').join(''))
         for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '', ...(x.supersedes === undefined ? {} : { supersedes: x.supersedes }), ...(x.status === 'rejected' ? { rejected: true } : {}) })
       }
       await store.close()

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util'
 import { createAnalyzer } from '../../src/index.js'
-import { minhashSimilarity, SKETCH_BINS } from '../../src/fingerprint/minhash.js'
+import { minhashPart, minhashSimilarity, SKETCH_BINS } from '../../src/fingerprint/minhash.js'
 import { buildRealHtmlDatasets, toRealHtmlEvalDocs } from './real-html.js'
 
 const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' } } })
@@ -57,7 +57,7 @@ for (const key of pairs) {
   if (exact < 0.35 || exact > 0.8) continue
   const step = Math.floor(exact * 20) / 20
   histogram.set(step, (histogram.get(step) ?? 0) + 1)
-  const estimate = minhashSimilarity(pages[i]!.sketch!, pages[j]!.sketch!)
+  const estimate = minhashSimilarity(minhashPart(pages[i]!.sketch!), minhashPart(pages[j]!.sketch!))
   const n = Math.min(a.size, b.size)
   const k = BUCKETS.findIndex(([lo, hi]) => n >= lo && n < hi)
   errors[k]!.push(estimate - exact)

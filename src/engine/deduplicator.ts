@@ -10,7 +10,7 @@ import { Overlay, pastStale, reelect, sameContent } from './_reelect.js'
 import { boundCandidates } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
-import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
+import { SKETCH_COUNT_DIGITS, minhashMaxDiffer, minhashPart } from '../fingerprint/minhash.js'
 
 /**
  * Decides, for each document, whether it duplicates one already indexed (or an earlier one in
@@ -458,7 +458,7 @@ function bandQuery(
  * the whole record gives. None for a short document or one without an `m:` sketch.
  */
 function bandCheck(d: PreparedDocument, o: ResolvedDeduplicatorOptions): BandCheck | undefined {
-  const sketch = d.sketch
+  const sketch = d.sketch === null ? null : minhashPart(d.sketch)
   if (d.short || sketch === null || !sketch.startsWith('m:')) return undefined
   const maxDiffer = minhashMaxDiffer(sketch, o.minResemblance)
   if (Number.isNaN(maxDiffer)) return undefined

@@ -2,7 +2,7 @@ import type { FingerprintRecord } from '../types.js'
 import type { FingerprintStore } from '../store/store.js'
 import type { Analysis, Analyzer } from '../fingerprint/analyzer.js'
 import { fingerprintToHex, hamming } from '../fingerprint/hamming.js'
-import { minhashSimilarity } from '../fingerprint/minhash.js'
+import { minhashPart, minhashSimilarity } from '../fingerprint/minhash.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { createDeduplicator } from './deduplicator.js'
 import { compareOrder, matchCandidate, type Match, type MatchOptions } from './match.js'
@@ -71,7 +71,7 @@ function versionLine(f: VersionFacts): string {
 
 function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, match: { layer: string; rule: string | null } | null, version: string, versions: VersionFacts): PairReport {
   const distance = hamming(a.fingerprint, b.fingerprint)
-  const resemblance = a.sketch?.startsWith('m:') && b.sketch?.startsWith('m:') ? minhashSimilarity(a.sketch, b.sketch) : null
+  const resemblance = a.sketch?.startsWith('m:') && b.sketch?.startsWith('m:') ? minhashSimilarity(minhashPart(a.sketch), minhashPart(b.sketch)) : null
   const termJaccard = a.sketch?.startsWith('t:') && b.sketch?.startsWith('t:') ? sketchJaccard(a.sketch, b.sketch) : null
   const verdict = match === null ? 'not duplicates' : `duplicates by the ${match.layer} layer${match.rule === null ? '' : ` (${match.rule} rule)`}`
   const reasons: string[] = []

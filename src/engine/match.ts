@@ -1,8 +1,9 @@
 import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from '../types.js'
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
-import { minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
+import { minhashPart, minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
 import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
+import { figuresChanged } from '../fingerprint/figure-veto.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
 /** What matching needs of the document being decided (a prepared document or a stored record). */
@@ -102,11 +103,11 @@ interface RuleVerdict {
 function contentAgreement(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
   if (c.contentHash === d.contentHash) return { rule: null, resemblance: null }
   const url = o.urlMinResemblance ?? o.minResemblance
-  return nearRule(d, c, distance, url === o.minResemblance ? o : { ...o, minResemblance: url })
+  return nearRule(d, c, distance, url === o.minResemblance ? o : { ...o, minResemblance: url }, true)
 }
 
-/** The near-duplicate rule that accepts the pair, or null. */
-function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions): RuleVerdict | null {
+/** The near-duplicate rule that accepts the pair, or null; `url`: the url layer's content check (no figure veto). */
+function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: MatchOptions, url?: boolean): RuleVerdict | null {
   const dSketch = d.sketch ?? null
   // Texts of few content characters: exact bigram-set resemblance, whatever the distance; never
   // against a text of the other routes (see short-grams.ts).
@@ -126,12 +127,17 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     if (v.veto || v.replaced) return null
     return { rule: 'simhash', resemblance: null }
   }
+  // A short article (both sketches carry their veto facts, figure-veto.ts) with a figure changed
+  // or a negation inserted is another article, however alike the rest; not for two versions of one URL.
+  const veto = url !== true
+  const dm = dSketch === null ? null : minhashPart(dSketch)
+  const cm = c.sketch === undefined ? undefined : minhashPart(c.sketch)
   if (distance <= o.maxDistance) {
     // SimHash is blind to length: a section and the whole page it sits in can be within k. Two
     // texts whose 5-gram sets differ in size more than `minResemblance` allows cannot be alike
     // enough (J ≤ min/max of the sizes), whatever the distance.
-    if (!d.short && !c.short && !(dSketch !== null && c.sketch !== undefined && resemblanceBound(dSketch, c.sketch) < o.minResemblance)) {
-      return { rule: 'simhash', resemblance: null }
+    if (!d.short && !c.short && !(dm !== null && cm !== undefined && resemblanceBound(dm, cm) < o.minResemblance)) {
+      return veto && figuresChanged(dSketch, c.sketch) ? null : { rule: 'simhash', resemblance: null }
     }
     const short = o.analyzer.shortText
     if (d.short && c.short && dSketch !== null && c.sketch !== undefined && distance <= short.maxDistance) {
@@ -140,13 +146,13 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     }
   }
   // Second route: edits that move SimHash past k (cuts, added paragraphs) keep shingle resemblance.
-  if (o.minhash && !d.short && !c.short && dSketch !== null && c.sketch !== undefined) {
+  if (o.minhash && !d.short && !c.short && dm !== null && cm !== undefined) {
     // A sketch of few shingles estimates with a larger error, and pairs of templated pages crowd
     // just below the threshold: such an estimate must clear the threshold by its extra error.
     // (NaN unless both are valid sketches; the margin is asked only of estimates that pass.)
-    const resemblance = minhashSimilarity(dSketch, c.sketch)
-    if (resemblance >= o.minResemblance && resemblance >= o.minResemblance + sparseSketchMargin(dSketch, c.sketch, resemblance, o.minResemblance)) {
-      return { rule: 'minhash', resemblance }
+    const resemblance = minhashSimilarity(dm, cm)
+    if (resemblance >= o.minResemblance && resemblance >= o.minResemblance + sparseSketchMargin(dm, cm, resemblance, o.minResemblance)) {
+      return veto && figuresChanged(dSketch, c.sketch) ? null : { rule: 'minhash', resemblance }
     }
   }
   return null
@@ -169,7 +175,7 @@ export interface RuleEvidence {
   /** Bigram sets only: the shorter text's share of the shared bigrams, and its threshold. */
   containment?: number
   containmentThreshold?: number
-  /** Bigram sets only: the two sets differ in a bigram with a digit or a negation, or a word was replaced in a text of title length (no match, whatever the resemblance). */
+  /** Bigram sets: they differ in a bigram with a digit or a negation, or a word was replaced in a text of title length; MinHash sketches of short articles: a figure of their prose changed or a negation was inserted (figure-veto.ts). No match, whatever the resemblance. */
   veto?: boolean
 }
 
@@ -186,9 +192,12 @@ export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOp
   }
   if (a.slice(0, 2) !== b.slice(0, 2)) return null
   if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }
-  const resemblance = minhashSimilarity(a, b)
+  const ma = minhashPart(a)
+  const mb = minhashPart(b)
+  const resemblance = minhashSimilarity(ma, mb)
   if (Number.isNaN(resemblance)) return null
-  return { rule: 'minhash', measure: 'estimated-5gram-jaccard', resemblance, threshold: o.minResemblance + sparseSketchMargin(a, b, resemblance, o.minResemblance) }
+  const veto = figuresChanged(a, b)
+  return { rule: 'minhash', measure: 'estimated-5gram-jaccard', resemblance, threshold: o.minResemblance + sparseSketchMargin(ma, mb, resemblance, o.minResemblance), ...(veto ? { veto } : {}) }
 }
 
 /**

@@ -11,6 +11,7 @@ import { isShortWeights, termSetSketchOfHashes, DEFAULT_SHORT_TEXT_OPTIONS, type
 import { defaultIdf, defaultStopWords } from './_data.js'
 import { minhashSketch, type MinHashSketch } from './minhash.js'
 import { SHORT_GRAM_FLOOR, fitsShortRoute, gramSet } from './short-grams.js'
+import { FIGURE_VETO_MAX_CHARS, withFigures } from './figure-veto.js'
 import { stripAttribution } from '../normalize/attribution.js'
 import { TermTable } from './_term-table.js'
 import { RunMemo } from './_run-memo.js'
@@ -19,7 +20,7 @@ import { RunMemo } from './_run-memo.js'
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/13'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/14'
 
 /**
  * Everything the engine needs to know about one document's content. Read-only: an analyzer may
@@ -187,7 +188,13 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       simhashOfHashes(table.hi, table.lo, table.distinct, table.weights, d),
       short,
       key,
-      grams !== null ? grams.sketch : short ? termSetSketchOfHashes(table.lo, table.distinct, d) : (minhash?.sketch ?? null),
+      grams !== null
+        ? grams.sketch
+        : short
+          ? termSetSketchOfHashes(table.lo, table.distinct, d)
+          : minhash === null
+            ? null
+            : fitsShortRoute(normalized, FIGURE_VETO_MAX_CHARS) ? withFigures(minhash.sketch, normalized) : minhash.sketch,
       grams !== null ? grams.terms : (minhash?.bands ?? []),
     )
     if (normalized.length <= RECENT_MAX_TEXT) {

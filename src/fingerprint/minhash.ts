@@ -268,6 +268,17 @@ const COUNT_DIGITS = 8
 /** Where the bits start: after `m:` and the count. */
 const BITS_START = 2 + COUNT_DIGITS
 
+/** Characters of an `m:` sketch: prefix, count, one bit per bin in hex. */
+export const MINHASH_SKETCH_CHARS = BITS_START + SKETCH_BINS / 4
+
+/**
+ * The MinHash part of a sketch: an `m:` sketch may carry more hex digits after its bits (a short
+ * article's veto facts, figure-veto.ts `withFigures`); every other sketch is itself.
+ */
+export function minhashPart(sketch: string): string {
+  return sketch.length > MINHASH_SKETCH_CHARS && sketch.charCodeAt(0) === 0x6d && sketch.charCodeAt(1) === 0x3a ? sketch.slice(0, MINHASH_SKETCH_CHARS) : sketch
+}
+
 /** Whether `s` is an `m:` sketch (prefix, count, then at least one lower-case hex digit of bits). */
 function isSketch(s: string): boolean {
   if (s.length <= BITS_START || s.charCodeAt(0) !== 0x6d || s.charCodeAt(1) !== 0x3a) return false
@@ -338,7 +349,8 @@ export const SKETCH_COUNT_DIGITS = COUNT_DIGITS
  * reaches it; NaN when `sketch` is not an `m:` sketch.
  * @example minhashMaxDiffer(a.sketch, 0.6) // 102 of 512 bits
  */
-export function minhashMaxDiffer(sketch: string, threshold: number): number {
+export function minhashMaxDiffer(whole: string, threshold: number): number {
+  const sketch = minhashPart(whole)
   if (!isSketch(sketch) || (sketch.length - BITS_START) % 2 !== 0) return NaN
   const bits = 4 * (sketch.length - BITS_START)
   // The same arithmetic as the estimate, bit by bit: no rounding can make the two disagree.

@@ -1,5 +1,5 @@
 import { fingerprintToHex, hamming, type Deduplicator, type FingerprintRecord, type FingerprintStore } from '../index.js'
-import { compareOrder, matchCandidate, minhashSimilarity } from '../internal.js'
+import { compareOrder, matchCandidate, minhashPart, minhashSimilarity } from '../internal.js'
 
 /** Texts of documents: kept by the server (`--keep-texts`), or an Elasticsearch index's `_source` field. */
 export type TextSource = (ids: readonly string[]) => Promise<Map<string, string>>
@@ -97,7 +97,7 @@ export async function histogram(store: FingerprintStore): Promise<Histogram> {
       const d = r.distance ?? (target === undefined ? null : hamming(r.fingerprint, target.fingerprint))
       if (d !== null) bins[d]!++
       if (target !== undefined && r.sketch?.startsWith('m:') && target.sketch?.startsWith('m:')) {
-        const s = minhashSimilarity(r.sketch, target.sketch)
+        const s = minhashSimilarity(minhashPart(r.sketch), minhashPart(target.sketch))
         out.resemblance[Math.min(19, Math.floor(s * 20))]!++
       }
     }

@@ -2,6 +2,7 @@ import type { BandCheck, CandidateQuery } from '../../types.js'
 import { hexDigit } from '../../bits.js'
 import { hexHi, hexLo, isHex16, popcount32 } from './_bytes.js'
 import { EXPLICIT_BANDS, bandPosition, canonicalBand, type PutView } from './_codec.js'
+import { minhashPart } from '../../fingerprint/minhash.js'
 
 /** Bits set in each byte value. */
 const BYTE_BITS = new Uint8Array(256).map((_, b) => popcount32(b))
@@ -41,7 +42,7 @@ export class RowCheck {
       this.keys[2 * k] = hexHi(key)
       this.keys[2 * k + 1] = hexLo(key)
     }
-    const sketch = check.sketch
+    const sketch = minhashPart(check.sketch)
     this.prefix = sketch.charCodeAt(0)
     this.length = (sketch.length - 2) >>> 1
     if (this.digits.length < this.length) this.digits = new Uint8Array(this.length)
@@ -76,13 +77,14 @@ export class RowCheck {
 
   /**
    * Whether the stored hex sketch `buf[start, start + len)` (prefix byte, then the digits' bytes)
-   * has the query's prefix and length and differs from its sketch in more than `maxDiffer` bits
+   * has the query's prefix, at least its length (more digits after: `minhashPart`) and differs from its sketch in more than `maxDiffer` bits
    * past the skipped ones.
    */
   sketchFar(buf: Uint8Array, start: number, len: number): boolean {
     const digits = this.digits
     const n = this.length
-    if (len - 1 !== n || buf[start] !== this.prefix) return false
+    // A stored `m:` sketch may carry a short article's veto facts after its bits (figure-veto.ts).
+    if (len - 1 < n || buf[start] !== this.prefix) return false
     let differ = 0
     const from = start + 1
     for (let i = this.skip; i < n; i++) differ += BYTE_BITS[(buf[from + i]! ^ digits[i]!) & 255]!
