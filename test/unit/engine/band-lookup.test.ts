@@ -11,7 +11,10 @@ function watched(store: FingerprintStore, whole: boolean): { store: FingerprintS
   const queries: CandidateQuery[] = []
   const proxy = new Proxy(store, {
     get(target, p) {
-      if (p === 'candidateBounds' && whole) return { perKey: target.candidateBounds.perKey, perBand: target.candidateBounds.perBand }
+      if (p === 'candidateBounds' && whole) {
+        const { blockRoute: _cut, ...bounds } = target.candidateBounds
+        return bounds
+      }
       if (p === 'candidates') {
         return (qs: readonly CandidateQuery[]) => {
           queries.push(...qs)
