@@ -22,6 +22,9 @@ export interface CandidateLimits {
   readonly filterBlockDistance: boolean
 }
 
+/** The limits of an exhaustive query: none. */
+const UNBOUNDED = { maxPerKey: Number.POSITIVE_INFINITY, maxBlockCandidates: Number.POSITIVE_INFINITY, maxPerBand: Number.POSITIVE_INFINITY, maxPerCluster: undefined }
+
 /**
  * The in-memory columnar table of fingerprint records and its indexes.
  *
@@ -40,7 +43,9 @@ export class Tables extends TableRecords {
    * Appends to `out` the rows answering `q` (each once), honouring `limits`; returns where in
    * `out` the rows only the band route found start.
    */
-  collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): number {
+  collect(q: CandidateQuery, bounded: CandidateLimits, out: number[]): number {
+    // An exhaustive query (`CandidateQuery.exhaustive`) is answered without any bound.
+    const limits = q.exhaustive === true ? { ...UNBOUNDED, filterBlockDistance: bounded.filterBlockDistance } : bounded
     const seen = new Set<number>()
     const since = q.since ?? -Infinity
     this.seqBound = q.maxSeq ?? Infinity
