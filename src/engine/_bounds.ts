@@ -161,6 +161,9 @@ export function exactUnderCuts(match: Match | null, cuts: Cuts): boolean {
   return true
 }
 
+/** No bound at all: the bounds of an exhaustive lookup (`CandidateQuery.exhaustive`). */
+export const UNBOUNDED: CandidateBounds = { perKey: Number.POSITIVE_INFINITY, perBand: Number.POSITIVE_INFINITY }
+
 /** A `Cuts` with nothing cut yet. */
 export function noCuts(): Cuts {
   return { open: false, content: false, bands: false, bandClusters: new Set(), blockClusters: new Map() }

@@ -7,7 +7,7 @@ import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedIte
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { Overlay, reelect, sameContent } from './_reelect.js'
-import { boundCandidates, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
+import { UNBOUNDED, boundCandidates, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
@@ -402,9 +402,6 @@ export function choose(
   if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
   return { keep, match }
 }
-
-/** No bound at all: the bounds of an exhaustive lookup (`CandidateQuery.exhaustive`). */
-const UNBOUNDED: CandidateBounds = { perKey: Number.POSITIVE_INFINITY, perBand: Number.POSITIVE_INFINITY }
 
 /** The query without its band terms (the first lookup of a store with `CandidateBounds.blockRoute`). */
 function withoutBands(q: CandidateQuery): CandidateQuery {
