@@ -1,4 +1,5 @@
 /** simdup itself as an EvalSystem: the default configuration on an in-memory store. */
+import { appendFileSync } from 'node:fs'
 import { createDeduplicator, openMemoryStore, type DeduplicatorOptions } from '../../src/index.js'
 import type { EvalSystem } from './systems.js'
 
@@ -12,7 +13,8 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
   return {
     name,
     async run(docs) {
-      const store = await openMemoryStore()
+      // SIMDUP_EVAL_STORE_OPTIONS: the embedded store's options (JSON), e.g. bounds off for a brute-force comparison.
+      const store = await openMemoryStore(JSON.parse(process.env.SIMDUP_EVAL_STORE_OPTIONS ?? '{}') as Parameters<typeof openMemoryStore>[0])
       const dedup = createDeduplicator({ ...options, store })
       const out = []
       for (let i = 0; i < docs.length; i += 500) {
@@ -20,6 +22,9 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
         for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '', ...(x.supersedes === undefined ? {} : { supersedes: x.supersedes }), ...(x.status === 'rejected' ? { rejected: true } : {}) })
       }
       await store.close()
+      // SIMDUP_EVAL_DECISIONS=file: every decision of every run appended as JSONL (to diff two versions' decisions).
+      const dump = process.env.SIMDUP_EVAL_DECISIONS
+      if (dump !== undefined && dump !== '') appendFileSync(dump, out.map((x) => JSON.stringify(x)).join('\n') + '\n')
       return out
     },
   }

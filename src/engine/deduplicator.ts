@@ -7,7 +7,7 @@ import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedIte
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { Overlay, pastStale, reelect, sameContent } from './_reelect.js'
-import { boundCandidates } from './_bounds.js'
+import { UNBOUNDED, boundCandidates, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
@@ -207,10 +207,19 @@ export class Deduplicator {
         return pastStale(o.store, overlay, q, (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? [])
       }
       let found = await untied(fromStore[i] ?? [])
-      let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
+      const cuts = noCuts()
+      let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts)
       if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
         found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
-        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
+        Object.assign(cuts, noCuts())
+        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts))
+      }
+      // A bound may change which earlier member of the cluster is named, never the cluster nor
+      // duplicate/unique: when a left-out record could, the document is decided on every candidate.
+      if (!exactUnderCuts(match, cuts)) {
+        this.stats.exhaustive++
+        found = (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
+        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, UNBOUNDED, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
       // version of it (first-insertion order, so a re-run gives the same answer).
@@ -403,13 +412,13 @@ interface Filtered {
  */
 export function choose(
   subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
-  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
+  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions, cuts?: Cuts,
 ): { keep: Set<FingerprintRecord>; match: Match | null } {
   // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
   const stored = found.filter((r) => !batchIds.has(r.id))
   // The store's bounds over both lists at once, so the decision does not depend on the batch;
   // over the records first indexed before the document only (bestMatch skips the others anyway).
-  const keep = boundCandidates(q, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds)
+  const keep = boundCandidates(q, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds, cuts)
   let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
   const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
   if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch

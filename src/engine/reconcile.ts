@@ -1,6 +1,7 @@
 import { integerOption } from '../errors.js'
-import { boundCandidates } from './_bounds.js'
+import { UNBOUNDED, boundCandidates, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
 import type { CandidateQuery, FingerprintRecord, Layer } from '../types.js'
+import type { CandidateBounds } from '../store/store.js'
 import { choose } from './deduplicator.js'
 import { Overlay, reelect } from './_reelect.js'
 import type { Deduplicator } from './deduplicator.js'
@@ -67,17 +68,35 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
     // which the records this pass repairs have left (they were re-written after later ones).
     const queries = batch.map((r) => ({ ...candidateQuery(r, o), allBands: true, ...(r.seq === undefined ? {} : { maxSeq: r.seq }) }))
     const found = await store.candidates(queries)
-    batch.forEach((r, i) => {
+    // The same bounds as when a document is decided, so reconcile agrees with a clean run: over
+    // the records first indexed before it only. Writers that ran at once hand out equal `seq`s
+    // (order is then by id), and a later record of r's `seq` would take a slot of the newest
+    // `maxPerBand` (or `perKey`) that the clean run gives an earlier record. Where a bound could
+    // change the cluster or duplicate/unique (`exactUnderCuts`), every candidate, as a run does.
+    const bestOf = (r: FingerprintRecord, i: number, bounds: CandidateBounds, cuts?: Cuts): { best: Match | null; keep: Set<FingerprintRecord> } => {
       let best: Match | null = null
-      // The same bounds as when a document is decided, so reconcile agrees with a clean run: over
-      // the records first indexed before it only. Writers that ran at once hand out equal `seq`s
-      // (order is then by id), and a later record of r's `seq` would take a slot of the newest
-      // `maxPerBand` (or `perKey`) that the clean run gives an earlier record.
-      const keep = boundCandidates(queries[i]!, (found[i] ?? []).filter((c) => isEarlier(c, r)), store.candidateBounds)
+      const keep = boundCandidates(queries[i]!, (found[i] ?? []).filter((c) => isEarlier(c, r)), bounds, cuts)
       for (const c of keep) {
         const m = matchCandidate(r, c, o)
         if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
       }
+      return { best, keep }
+    }
+    const chosen = batch.map((r, i) => {
+      const cuts = noCuts()
+      const out = bestOf(r, i, store.candidateBounds, cuts)
+      return exactUnderCuts(out.best, cuts) ? out : null
+    })
+    const redo = batch.flatMap((_r, i) => (chosen[i] === null ? [i] : []))
+    if (redo.length > 0) {
+      const all = await store.candidates(redo.map((i) => ({ ...queries[i]!, exhaustive: true })))
+      redo.forEach((i, k) => {
+        found[i] = all[k] ?? []
+        chosen[i] = bestOf(batch[i]!, i, UNBOUNDED)
+      })
+    }
+    batch.forEach((r, i) => {
+      const { best, keep } = chosen[i]!
       if (best !== null) decided.set(r.id, { duplicateOf: best.record.id, distance: best.distance, layer: best.layer })
       const previous = previousVersion(r, keep, o)?.id ?? null
       if (previous !== (r.supersedes ?? null)) versionFix.set(r.id, previous)
