@@ -145,14 +145,16 @@ export class Deduplicator {
       const old = before.get(docs[i]!.id)
       if (old !== undefined && !sameKeys(old, effective[i]!, this.version)) overlay.prefetch(old.clusterId)
     }
-    const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]): Match | null =>
-      choose(r, q, found, batch.candidates(r), batchIds, bounds, o).match
+    const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[], b: CandidateBounds, cuts?: Cuts): Match | null =>
+      choose(r, q, found, batch.candidates(r), batchIds, b, o, cuts).match
     // Records an update re-pointed, and the document whose update did.
     const repointed: FingerprintRecord[] = []
     const causeOf = new Map<string, PreparedDocument>()
     // Ids whose store copy holds other content than their newest version in this batch: that copy
     // may hold a slot of a key's or band term's newest in a store answer (`untied`).
     const moved = new Set<string>()
+    // Whether this batch put a stored id in another cluster (see `restale`).
+    let relabeled = false
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     const supersedesOf = new Map<PreparedDocument, string>()
@@ -206,7 +208,13 @@ export class Deduplicator {
         whole = true
         return pastStale(o.store, overlay, q, (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? [])
       }
-      let found = await untied(fromStore[i] ?? [])
+      // Bounded by cluster, the store cut its answers by the clusters stored when it was asked:
+      // once this batch has moved a stored record (an update) or re-pointed one, those cuts may
+      // have left out a member the clusters now held keep (a clean run, deciding d after that
+      // change, would keep it). Then every candidate, bounded here by the clusters as they are now.
+      const restale = bounds.perCluster !== undefined && (moved.size > 0 || repointed.length > 0 || relabeled)
+      if (restale) whole = true
+      let found = restale ? (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? [] : await untied(fromStore[i] ?? [])
       const cuts = noCuts()
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts)
       if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
@@ -218,7 +226,7 @@ export class Deduplicator {
       // duplicate/unique: when a left-out record could, the document is decided on every candidate.
       if (!exactUnderCuts(match, cuts)) {
         this.stats.exhaustive++
-        found = (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
+        if (!restale) found = (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, UNBOUNDED, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
@@ -259,6 +267,7 @@ export class Deduplicator {
       const storedCopy = before.get(d.id)
       if (storedCopy !== undefined && !sameContent(storedCopy, record)) moved.add(d.id)
       else moved.delete(d.id)
+      if (storedCopy !== undefined && storedCopy.clusterId !== record.clusterId) relabeled = true
       overlay.set(record)
       recordOf.set(original, record)
       matchOf.set(original, match)

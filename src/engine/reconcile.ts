@@ -221,8 +221,8 @@ export async function deleteDocuments(dedup: Deduplicator, ids: readonly string[
   const existing = await store.get(ids)
   const overlay = new Overlay(store, o)
   for (const id of existing.keys()) overlay.gone.add(id)
-  const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]): Match | null =>
-    choose(r, q, found, overlay.batch.candidates(r), overlay.ids, store.candidateBounds, o).match
+  const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[], bounds: CandidateBounds, cuts?: Cuts): Match | null =>
+    choose(r, q, found, overlay.batch.candidates(r), overlay.ids, bounds, o, cuts).match
   // Each deleted record's cluster and the version links of its URL (`reelect` derives them again
   // for the records after it: the ones before cannot change).
   for (const record of [...existing.values()].sort(compareOrder)) await reelect(store, o, overlay, redecide, record, null)
