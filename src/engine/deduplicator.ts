@@ -212,13 +212,17 @@ export class Deduplicator {
       // once this batch has moved a stored record (an update) or re-pointed one, those cuts may
       // have left out a member the clusters now held keep (a clean run, deciding d after that
       // change, would keep it). Then every candidate, bounded here by the clusters as they are now.
+      // As on the usual path, the band route's records join only where they may matter: kept, an
+      // earlier one of equal rank would be named instead.
       const restale = bounds.perCluster !== undefined && (moved.size > 0 || repointed.length > 0 || relabeled)
-      if (restale) whole = true
-      let found = restale ? (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? [] : await untied(fromStore[i] ?? [])
+      const all = restale ? (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? [] : []
+      if (restale) whole = !split
+      // The store's side as its key and block routes (and, unsplit, band route) would answer now.
+      let found = restale ? [...boundCandidates(split ? withoutBands(q) : q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(fromStore[i] ?? [])
       const cuts = noCuts()
       let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts)
       if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
+        found = restale ? [...boundCandidates(q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
         Object.assign(cuts, noCuts())
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts))
       }
@@ -226,7 +230,7 @@ export class Deduplicator {
       // duplicate/unique: when a left-out record could, the document is decided on every candidate.
       if (!exactUnderCuts(match, cuts)) {
         this.stats.exhaustive++
-        if (!restale) found = (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
+        found = restale ? all : (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
         ;({ keep, match } = choose(subject, q, found, earlier, batchIds, UNBOUNDED, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
