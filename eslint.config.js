@@ -16,14 +16,25 @@ export default tseslint.config(
     },
   },
   {
-    // The CLI is a shell over the public API: it imports the library only through src/index.ts and
-    // src/elasticsearch/index.ts (that one as types, or from a lazily loaded command), never internals.
+    // A leading `_` marks a file internal to its folder: no other folder imports it (a file shared
+    // across folders is a public module of its folder, without the `_`).
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../**/_*', './*/**/_*'], message: "A `_` file is internal to its folder: import its folder's public modules instead (or make the shared file one)." }],
+      }],
+    },
+  },
+  {
+    // The CLI is a shell over the library's entry points: src/index.ts (the public API), src/internal.ts
+    // (what the CLI and server share beyond it) and src/elasticsearch/{index,internal}.ts (as types, or
+    // from a lazily loaded command), never other modules.
     files: ['src/cli/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['../*', '!../index.js', '!../elasticsearch', '../elasticsearch/*', '!../elasticsearch/index.js'], message: 'The CLI imports the library through ../index.js (the public API) only.' },
-          { group: ['../elasticsearch/index.js'], allowTypeImports: true, message: 'Load simdup/elasticsearch lazily (await import) so that commands without --es never load the client.' },
+          { group: ['../*', '!../index.js', '!../internal.js', '!../elasticsearch', '../elasticsearch/*', '!../elasticsearch/index.js', '!../elasticsearch/internal.js'], message: 'The CLI imports the library through ../index.js and ../internal.js only.' },
+          { group: ['../elasticsearch/index.js', '../elasticsearch/internal.js'], allowTypeImports: true, message: 'Load simdup/elasticsearch lazily (await import) so that commands without --es never load the client.' },
         ],
       }],
     },
@@ -32,7 +43,7 @@ export default tseslint.config(
     files: ['src/cli/commands/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../../*', '!../../index.js', '!../../elasticsearch', '../../elasticsearch/*', '!../../elasticsearch/index.js', '!../../server', '../../server/*', '!../../server/index.js'], message: 'The CLI imports the library through ../../index.js, ../../elasticsearch/index.js and ../../server/index.js (the public entry points) only.' }],
+        patterns: [{ group: ['../../*', '!../../index.js', '!../../internal.js', '!../../elasticsearch', '../../elasticsearch/*', '!../../elasticsearch/index.js', '!../../elasticsearch/internal.js', '!../../server', '../../server/*', '!../../server/index.js'], message: 'The CLI imports the library through ../../index.js, ../../internal.js, ../../elasticsearch/{index,internal}.js and ../../server/index.js (the entry points) only.' }],
       }],
     },
   },

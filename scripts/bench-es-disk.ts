@@ -36,9 +36,9 @@ import { parseArgs } from 'node:util'
 import { Client, type estypes } from '@elastic/elasticsearch'
 import { awaitLeases } from './_es-leases.js'
 import { run } from '../src/cli/main.js'
-import { simdupIndexBody } from '../src/elasticsearch/_mapping.js'
-import { blockSets } from '../src/elasticsearch/_query.js'
-import { sourceToRecord } from '../src/elasticsearch/_document.js'
+import { simdupIndexBody } from '../src/elasticsearch/mapping.js'
+import { NEWEST_BLOCK_SET_FORMAT, blockSets } from '../src/elasticsearch/_query.js'
+import { recordToSource, sourceToRecord } from '../src/elasticsearch/_document.js'
 import { compactTerms, gramRuns } from '../src/elasticsearch/_compact.js'
 import { createElasticsearchStore, type ElasticsearchStore } from '../src/elasticsearch/store.js'
 import type { CandidateQuery } from '../src/types.js'
@@ -149,7 +149,12 @@ async function storedRecords(index: string): Promise<{ id: string; dedup: Record
   const out: { id: string; dedup: Record<string, unknown> }[] = []
   let res = await client.search<{ dedup: Record<string, unknown> }>({ index, scroll: '2m', size: 5000, sort: ['_doc'], query: { match_all: {} } })
   while (res.hits.hits.length > 0) {
-    for (const h of res.hits.hits) out.push({ id: h._id!, dedup: h._source!.dedup })
+    for (const h of res.hits.hits) {
+      const d = h._source!.dedup
+      // Record format 2 keeps the bands and block sets out of `_source`: rebuilt (as the store sends them) so each copy indexes them.
+      if ('terms' in d) out.push({ id: h._id!, dedup: recordToSource(sourceToRecord(h._id!, { dedup: d }, true)!, NEWEST_BLOCK_SET_FORMAT, true) as unknown as Record<string, unknown> })
+      else out.push({ id: h._id!, dedup: d })
+    }
     res = await client.scroll<{ dedup: Record<string, unknown> }>({ scroll_id: res._scroll_id!, scroll: '2m' })
   }
   if (res._scroll_id !== undefined) await client.clearScroll({ scroll_id: res._scroll_id })
@@ -193,6 +198,7 @@ const VARIANTS: Variant[] = [
     transform: (d) => ({ ...d, [setField(d)]: blockSets(d.blocks as string[], 1).map(hashed) }),
   },
   { name: 'as stored, index.codec best_compression', settings: { 'index.codec': 'best_compression' } },
+  { name: 'as stored, index.codec default (LZ4)', settings: { codec: 'default' } },
   {
     name: 'simhash not indexed',
     mapping: (m) => void (m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }),
@@ -211,6 +217,34 @@ const VARIANTS: Variant[] = [
     mapping: (m) => {
       m._source = { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2'] }
       m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }
+    },
+    transform: compact,
+  },
+  {
+    name: 'record format 2, best_compression, without id and popcount in _source (_id and the simhash give them)',
+    settings: { 'index.codec': 'best_compression' },
+    mapping: (m) => {
+      m._source = { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2', 'dedup.id', 'dedup.popcount'] }
+      m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }
+    },
+    transform: compact,
+  },
+  {
+    name: 'record format 2, best_compression, without id, popcount and blocks in _source',
+    settings: { 'index.codec': 'best_compression' },
+    mapping: (m) => {
+      m._source = { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2', 'dedup.id', 'dedup.popcount', 'dedup.blocks'] }
+      m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }
+    },
+    transform: compact,
+  },
+  {
+    name: 'record format 2, best_compression, blocks not indexed (lookups ask the block sets)',
+    settings: { 'index.codec': 'best_compression' },
+    mapping: (m) => {
+      m._source = { excludes: ['dedup.bands', 'dedup.block_sets', 'dedup.block_sets_v2'] }
+      m.properties.dedup.properties.simhash = { type: 'keyword', index: false, doc_values: false }
+      m.properties.dedup.properties.blocks = { type: 'keyword', index: false, doc_values: false }
     },
     transform: compact,
   },

@@ -161,9 +161,11 @@ try {
 }
 console.log(`${total} documents, ${((performance.now() - started) / 1000).toFixed(1)} s`)
 await probe.close()
-console.log(`CPU s per tenth, Elasticsearch node: ${samples.map((x, i) => ((x.esCpuMs - (i === 0 ? start.esCpuMs : samples[i - 1]!.esCpuMs)) / 1000).toFixed(1)).join(' ')}`)
-console.log(`CPU s per tenth, this process: ${samples.map((x, i) => ((x.ownCpuMs - (i === 0 ? start.ownCpuMs : samples[i - 1]!.ownCpuMs)) / 1000).toFixed(1)).join(' ')}`)
-console.log(`segments at the end of each tenth: ${samples.map((x) => x.segments).join(' ')}`)
+// A short input has fewer batches than tenths: tenths without a sample are left out.
+const sampled = samples.filter((x) => x !== undefined)
+console.log(`CPU s per tenth, Elasticsearch node: ${sampled.map((x, i) => ((x.esCpuMs - (i === 0 ? start.esCpuMs : sampled[i - 1]!.esCpuMs)) / 1000).toFixed(1)).join(' ')}`)
+console.log(`CPU s per tenth, this process: ${sampled.map((x, i) => ((x.ownCpuMs - (i === 0 ? start.ownCpuMs : sampled[i - 1]!.ownCpuMs)) / 1000).toFixed(1)).join(' ')}`)
+console.log(`segments at the end of each tenth: ${sampled.map((x) => x.segments).join(' ')}`)
 console.log(`wall s per tenth: ${tenthEnds.map((t, i) => ((t - (i === 0 ? started : tenthEnds[i - 1]!)) / 1000).toFixed(1)).join(' ')}`)
 console.log('tenth\trequest\tcalls\tms\tms/call\tsub-searches (terms)\thits\tmax hits of a sub-search\tunion hits by route\tterms asked for the first time')
 for (const [key, t] of [...tallies].sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -20,7 +20,8 @@
  * The ratio of each round is taken in that round, the median of rounds reported. After each round
  * the two indices are force-merged to one segment and their `_stats` store sizes compared (records
  * against full documents). `_nodes/stats` is read around each Elasticsearch workload: the node's
- * time in bulk indexing, refresh, merges, search query and fetch phases, and its GC, per document.
+ * time in bulk indexing, refresh, merges, search query and fetch phases, and its GC, per document;
+ * after each run its own index's `_stats` give the same times for that index alone.
  *
  * The stream: `--stream FILE` (any simdup JSONL, e.g. a hot-cluster stream), else the
  * shared-sentence stream of scripts/bench-stream.ts (n documents, written once under the temp
@@ -98,7 +99,28 @@ interface NodeTimes {
   cpuMs: number; indexMs: number; refreshMs: number; mergeMs: number; flushMs: number; queryMs: number; queries: number; fetchMs: number; gcMs: number
 }
 
-interface RunTimes { wall: number; rssMb: number; cpu: number; node?: NodeTimes; bytes?: number }
+interface RunTimes { wall: number; rssMb: number; cpu: number; node?: NodeTimes; own?: IndexTimes; bytes?: number }
+
+/** The run's own index's times from its `_stats` (other clients of the node do not count here). */
+interface IndexTimes {
+  indexMs: number; refreshMs: number; refreshes: number; mergeMs: number; queryMs: number; queries: number; fetchMs: number; fetches: number; segments: number
+}
+
+async function indexTimes(index: string): Promise<IndexTimes> {
+  const s = await client.indices.stats({ index, metric: ['indexing', 'refresh', 'merge', 'search', 'segments'] })
+  const p = s._all.primaries!
+  return {
+    indexMs: p.indexing?.index_time_in_millis ?? 0,
+    refreshMs: p.refresh?.total_time_in_millis ?? 0,
+    refreshes: p.refresh?.external_total ?? p.refresh?.total ?? 0,
+    mergeMs: p.merges?.total_time_in_millis ?? 0,
+    queryMs: p.search?.query_time_in_millis ?? 0,
+    queries: p.search?.query_total ?? 0,
+    fetchMs: p.search?.fetch_time_in_millis ?? 0,
+    fetches: p.search?.fetch_total ?? 0,
+    segments: p.segments?.count ?? 0,
+  }
+}
 
 const client = new Client({ node: values.es })
 
@@ -211,6 +233,8 @@ for (let r = 0; r < rounds; r++) {
     const t = await timed(args)
     const times: RunTimes = { ...t }
     if (before !== null) times.node = minus(await nodeTimes(), before)
+    const own = run === 'bulk' ? indices.bulk : run === 'es' || run === 'es-before' ? indices[run] : undefined
+    if (own !== undefined) times.own = await indexTimes(own)
     round[run] = times
     console.error(`round ${r + 1} ${run}: ${t.wall.toFixed(1)} s, ${(n / t.wall).toFixed(0)} docs/s, CPU ${t.cpu.toFixed(1)} s, peak RSS ${t.rssMb.toFixed(0)} MB`)
   }
@@ -245,6 +269,16 @@ for (const run of runs) {
   const nodeMs = (k: keyof NodeTimes): number => median(rs.map((x) => (x.node?.[k] ?? Number.NaN) / n))
   const node = rs[0]!.node === undefined ? '–' : `${fmt(nodeMs('cpuMs'), 3)} · ${fmt(nodeMs('indexMs'), 3)} · ${fmt(nodeMs('refreshMs'), 3)} · ${fmt(nodeMs('mergeMs'), 3)} · ${fmt(nodeMs('queryMs'), 3)} (${fmt(nodeMs('queries'), 2)}) · ${fmt(nodeMs('fetchMs'), 3)} · ${fmt(nodeMs('gcMs'), 3)}`
   console.log(`| ${run} | ${fmt(median(rs.map((x) => n / x.wall)))} | ${rs.map((x) => fmt(x.wall, 1)).join(' / ')} | ${fmt(median(rs.map((x) => (1000 * x.cpu) / n)), 2)} | ${fmt(Math.max(...rs.map((x) => x.rssMb)))} | ${fmt(median(rs.map((x) => (x.bytes ?? Number.NaN) / n)), 1)} | ${node} |`)
+}
+console.log('')
+console.log('| run | own index ms/doc: bulk index · refresh (count) · merge · query (searches/doc) · fetch | segments at the end |')
+console.log('|---|---|---|')
+for (const run of runs) {
+  const rs = results.map((x) => x[run]!)
+  if (rs[0]!.own === undefined) continue
+  const m = (k: keyof IndexTimes): number => median(rs.map((x) => (x.own?.[k] ?? Number.NaN) / n))
+  const c = (k: keyof IndexTimes): number => median(rs.map((x) => x.own?.[k] ?? Number.NaN))
+  console.log(`| ${run} | ${fmt(m('indexMs'), 3)} · ${fmt(m('refreshMs'), 3)} (${fmt(c('refreshes'))}) · ${fmt(m('mergeMs'), 3)} · ${fmt(m('queryMs'), 3)} (${fmt(m('queries'), 2)}) · ${fmt(m('fetchMs'), 3)} | ${fmt(c('segments'))} |`)
 }
 const ratio = (a: string, b: string, f: (x: RunTimes) => number): string =>
   runs.includes(a) && runs.includes(b) ? `${fmt(median(results.map((x) => f(x[a]!) / f(x[b]!))), 2)}× (rounds ${results.map((x) => fmt(f(x[a]!) / f(x[b]!), 2)).join(', ')})` : '–'

@@ -6,7 +6,7 @@
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { acquireLock, usePidFileLock } from '../src/store/_lock.js'
+import { acquireLock, usePidFileLock } from '../src/store/lock.js'
 
 const n = Number(process.argv[process.argv.indexOf('--n') + 1] || 200)
 const dir = await mkdtemp(join(tmpdir(), 'simdup-bench-lock-'))

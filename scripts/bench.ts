@@ -15,7 +15,10 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { loadCorpus } from './corpus/load.js'
 import { containsTraditional } from '../src/normalize/_char-class.js'
-import { createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, openMemoryStore, type AnalyzerOptions, type FingerprintStore, type JsonlLine, type Segmenter } from '../src/index.js'
+import {
+  createAnalyzer, createDeduplicator, createJiebaWasmSegmenter, openMemoryStore, type AnalyzerOptions, type FingerprintStore, type Segmenter,
+} from '../src/index.js'
+import { type JsonlLine } from '../src/internal.js'
 import { parseJsonLine } from '../src/io/jsonl.js'
 import { tryCreateNodeRsSegmenter } from '../src/segment/node-rs.js'
 import { DEFAULT_WEIGHTING_OPTIONS, defaultIdf, defaultStopWords, simhash, weightTerms } from '../src/fingerprint/index.js'

@@ -4,7 +4,8 @@
  * one keep-alive client in a child process sending `--requests` new documents one after the
  * other, and the time of each stage per request: parse (body parsing + validation, onRequest to
  * handler), prepare (validate + fingerprint), queue wait, lookup (sequence + candidates), put
- * (write + fdatasync), serialize + send. Medians and p99 per stage.
+ * (stage: the log write), durable (from the write to the end of the fdatasync + commit point),
+ * serialize + send. Medians and p99 per stage.
  * Without `--store`: an empty store. `--clients N`: N clients at once (batch sizes show the grouping).
  * `--cpu-prof FILE`: a CPU profile of the measured requests only (open it in Chrome's DevTools).
  *
@@ -65,7 +66,7 @@ const dedup = createDeduplicator({ store })
 await dedup.checkVersions()
 
 // Stage clocks: wrap the calls the write path makes.
-type Stage = 'prepare' | 'wait' | 'sequence' | 'candidates' | 'put' | 'decide' | 'handler' | 'total' | 'send'
+type Stage = 'prepare' | 'wait' | 'sequence' | 'candidates' | 'put' | 'durable' | 'decide' | 'handler' | 'total' | 'send'
 const times = new Map<Stage, number[]>()
 const note = (s: Stage, ms: number) => { let a = times.get(s); if (a === undefined) times.set(s, (a = [])); a.push(ms) }
 let measuring = false
@@ -74,15 +75,25 @@ const wrap = <T extends object>(obj: T, name: keyof T & string, stage: Stage) =>
   ;(obj as Record<string, unknown>)[name] = async (...a: unknown[]) => { const t = performance.now(); try { return await f(...a) } finally { if (measuring) note(stage, performance.now() - t) } }
 }
 wrap(dedup, 'prepareBatch', 'prepare')
-wrap(dedup, 'decide', 'decide')
+// The queue decides with `decideStaged` and writes with `stage` (put = write; durable = fdatasync + commit point).
+wrap(dedup, 'decideStaged', 'decide')
 const batchSizes: number[] = []
 {
-  const f = dedup.decide.bind(dedup)
-  dedup.decide = (items) => { if (measuring) batchSizes.push(items.length); return f(items) }
+  const f = dedup.decideStaged.bind(dedup)
+  dedup.decideStaged = (items) => { if (measuring) batchSizes.push(items.length); return f(items) }
 }
 wrap(store, 'sequence', 'sequence')
 wrap(store, 'candidates', 'candidates')
-wrap(store, 'put', 'put')
+{
+  const f = store.stage.bind(store)
+  store.stage = async (records) => {
+    const t = performance.now()
+    const staged = await f(records)
+    if (measuring) note('put', performance.now() - t)
+    void staged.durable.then(() => { if (measuring) note('durable', performance.now() - t) }, () => {})
+    return staged
+  }
+}
 const server = await createServer({ dedup, logger: { level: 'warn' } }) // as `simdup serve` runs it
 const app = server.app
 wrap(server.queue, 'submit', 'handler')
@@ -122,7 +133,7 @@ console.log(`stored ${await store.count()}, ${values.requests} requests, ${value
 console.log(row('client', ms))
 const n = Number(values.requests)
 console.log(`${(n / (wall / 1000)).toFixed(0)} docs/s; server CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms a request (${(100 * (cpu.user + cpu.system) / 1000 / wall).toFixed(0)} % of one core); ${batchSizes.length} commits, ${(n / batchSizes.length).toFixed(1)} documents each on average`)
-for (const s of ['total', 'handler', 'prepare', 'decide', 'sequence', 'candidates', 'put'] as Stage[]) console.log(row(s, times.get(s)))
+for (const s of ['total', 'handler', 'prepare', 'decide', 'sequence', 'candidates', 'put', 'durable'] as Stage[]) console.log(row(s, times.get(s)))
 await server.close()
 await store.close()
 rmSync(dir, { recursive: true, force: true })

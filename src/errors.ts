@@ -1,11 +1,4 @@
-/**
- * The one error class simdup throws. `code` is a closed set, by cause, so callers can branch on it
- * (the CLI's exit code follows it: docs/CLI.md, "Exit codes").
- *
- * @example
- * try { await openMemoryStore({ dir }) }
- * catch (err) { if (err instanceof DedupError && err.code === 'CONFLICT') … } // another process holds it
- */
+/** Why a `DedupError` was thrown: a closed set, one code per cause. */
 export type DedupErrorCode =
   /** An option or argument is out of its range, of the wrong type, or contradicts another. */
   | 'INVALID_OPTION'
@@ -30,6 +23,14 @@ export type DedupErrorCode =
   /** Too much work queued (`simdup serve`'s write queue is full): retry after the time given. */
   | 'BUSY'
 
+/**
+ * The one error class simdup throws. `code` is a closed set, by cause, so callers can branch on it
+ * (the CLI's exit code follows it: docs/CLI.md, "Exit codes").
+ *
+ * @example
+ * try { await openMemoryStore({ dir }) }
+ * catch (err) { if (err instanceof DedupError && err.code === 'CONFLICT') … } // another process holds it
+ */
 export class DedupError extends Error {
   override name = 'DedupError'
   readonly code: DedupErrorCode

@@ -136,6 +136,7 @@ export interface BandCheck {
   maxDiffer: number
 }
 
+/** What `FingerprintStore.put` resolves with: how many records it wrote, and the ones it did not, each with why. */
 export interface PutResult {
   /** Ids written durably. */
   written: number

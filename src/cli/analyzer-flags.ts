@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseStopWords, parseUserDict, type AnalyzerOptions } from '../index.js'
+import type { AnalyzerOptions } from '../index.js'
+import { parseStopWords, parseUserDict } from '../internal.js'
 import type { CliIO } from './io.js'
 import { InputError, fsReason } from './io.js'
 

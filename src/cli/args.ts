@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { OPTION_LIMITS, guaranteedDistance, type BlockScheme } from '../index.js'
+import { OPTION_LIMITS } from '../index.js'
+import { guaranteedDistance, type BlockScheme } from '../internal.js'
 import { UsageError } from './io.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>

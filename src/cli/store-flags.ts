@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
-import { OPTION_LIMITS, openMemoryStore, type FingerprintStore, type LogDamageReport } from '../index.js'
+import { OPTION_LIMITS, openMemoryStore, type FingerprintStore } from '../index.js'
+import type { LogDamageReport } from '../internal.js'
 import type { ElasticsearchAuth } from '../elasticsearch/index.js'
 import { limitFlag } from './args.js'
 import type { CliIO } from './io.js'

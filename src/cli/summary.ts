@@ -1,4 +1,4 @@
-import type { Layer, Rule } from '../index.js'
+import type { Layer, Rule } from '../internal.js'
 
 /**
  * Duplicates by what decided them, as a person reads it: the url, exact and title layers by name,

@@ -1,7 +1,7 @@
 import type { FingerprintRecord, Layer, Rule } from '../types.js'
 import { DedupError, describeValue } from '../errors.js'
 import { fingerprintFromHex, fingerprintToHex, popcount64 } from '../fingerprint/hamming.js'
-import { isSeq } from '../store/_validate.js'
+import { isSeq } from '../store/validate.js'
 import { BLOCK_SET_FIELDS, NEWEST_BLOCK_SET_FORMAT, blockSets, type BlockSetFormat } from './_query.js'
 import { compactSketch, compactTerms, fromCompact } from './_compact.js'
 

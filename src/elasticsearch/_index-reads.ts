@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch'
 import type { FingerprintRecord } from '../types.js'
 import { DEDUP_SOURCE_FIELDS, sourceToRecord } from './_document.js'
 import type { IndexContext } from './_index-setup.js'
-import { itemError } from './_errors.js'
+import { itemError } from './failures.js'
 
 /*
  * The Elasticsearch store's reads over the whole index (no candidate lookup): a cluster's members,

@@ -1,9 +1,9 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
 import type { StoreBlockScheme } from '../store/store.js'
 import { DedupError } from '../errors.js'
-import { COMPACT_SOURCE_EXCLUDES, DEDUP_COMPONENT_NAME, DEDUP_FIELDS_COMPONENT, DEDUP_PROPERTIES, SIMDUP_INDEX_TEMPLATE, SIMDUP_TEMPLATE_NAME, simdupIndexBody } from './_mapping.js'
-import { statusOf } from './_errors.js'
-import { parseRefreshInterval, type ResolvedElasticsearchStoreOptions } from './_options.js'
+import { COMPACT_SOURCE_EXCLUDES, DEDUP_COMPONENT_NAME, DEDUP_FIELDS_COMPONENT, DEDUP_PROPERTIES, SIMDUP_INDEX_TEMPLATE, SIMDUP_TEMPLATE_NAME, simdupIndexBody } from './mapping.js'
+import { statusOf } from './failures.js'
+import { parseRefreshInterval, type ResolvedElasticsearchStoreOptions } from './options.js'
 import { BLOCK_SET_FIELDS, NEWEST_BLOCK_SET_FORMAT, type BlockSetFormat } from './_query.js'
 
 /*

@@ -17,8 +17,11 @@ interface Entry {
  * Recent puts are kept here and matched in memory by the same rule as the query; recent deletes
  * are kept as tombstones that hide the stale copy a search may still return.
  *
- * Bounded by age (entries older than `ttlMs` are certainly searchable by then), by `refresh()`
- * (everything acknowledged before it is searchable) and by `maxEntries` (oldest dropped).
+ * An entry leaves only by `refreshed()`: a refresh that started after its write made it
+ * searchable. Age proves nothing (a loaded node runs its scheduled refreshes late: entries dropped
+ * after a fixed time let a batch's records miss the next batch), so an entry older than `ttlMs`,
+ * or more than `maxEntries` entries, only make the list `due()`: the store then refreshes the index
+ * and calls `refreshed()`.
  */
 export class PendingWrites {
   private readonly entries = new Map<string, Entry>()
@@ -27,8 +30,8 @@ export class PendingWrites {
   private seq = 0
 
   /**
-   * @param ttlMs age after which an entry is dropped; null keeps entries until `refresh()` (an index with `refresh_interval: -1`).
-   * @param maxEntries cap on entries, oldest dropped first.
+   * @param ttlMs age after which the list is `due()` for a refresh; null: only by size (an index with `refresh_interval: -1`).
+   * @param maxEntries size at which the list is `due()` for a refresh.
    * @param now clock in ms.
    */
   constructor(
@@ -39,8 +42,21 @@ export class PendingWrites {
 
   /** Number of pending puts and deletes. */
   get size(): number {
-    this.prune()
     return this.entries.size
+  }
+
+  /**
+   * Whether the index should be refreshed before the next lookup: the oldest entry is older than
+   * `ttlMs` (the index's own refreshes should have shown it by then; a refresh makes sure) or the
+   * list holds `maxEntries` or more.
+   */
+  due(): boolean {
+    if (this.entries.size === 0) return false
+    if (this.entries.size >= this.maxEntries) return true
+    if (this.ttlMs === null) return false
+    // Entries are in write order: the first is the oldest.
+    const first = this.entries.values().next().value as Entry
+    return this.now() - first.at > this.ttlMs
   }
 
   /** Sequence number of the latest write: entries up to it are covered by a refresh started now. */
@@ -51,13 +67,11 @@ export class PendingWrites {
   /** Records acknowledged by the store. */
   put(records: readonly FingerprintRecord[]): void {
     for (const r of records) this.set(r.id, r)
-    this.prune()
   }
 
   /** Deletes acknowledged by the store. */
   delete(ids: readonly string[]): void {
     for (const id of ids) this.set(id, null)
-    this.prune()
   }
 
   /** Drops every entry written up to `mark`: a refresh that started after it made them searchable. */
@@ -72,7 +86,7 @@ export class PendingWrites {
 
   /** Whether anything is pending at all (cheap check for the hot path). */
   isEmpty(): boolean {
-    return this.size === 0
+    return this.entries.size === 0
   }
 
   /** Pending records matching the lookup, by the same rule as the Elasticsearch query. */
@@ -91,7 +105,6 @@ export class PendingWrites {
 
   /** Pending records holding band term `term` (not deletes). */
   withBand(term: string): FingerprintRecord[] {
-    this.prune()
     const out: FingerprintRecord[] = []
     this.postings.forEachWithBand(term, (id) => {
       const r = this.entries.get(id)?.record
@@ -102,7 +115,7 @@ export class PendingWrites {
 
   private set(id: string, record: FingerprintRecord | null): void {
     this.remove(id)
-    // Re-inserting keeps the Map in write order, so pruning by age only looks at the front.
+    // Re-inserting keeps the Map in write order, so `due()` only looks at the front.
     this.entries.set(id, { record, at: this.now(), seq: ++this.seq })
     if (record !== null) this.postings.add(record, id)
   }
@@ -112,13 +125,5 @@ export class PendingWrites {
     if (e === undefined) return
     this.entries.delete(id)
     if (e.record !== null) this.postings.remove(e.record, id)
-  }
-
-  private prune(): void {
-    const oldest = this.ttlMs === null ? -Infinity : this.now() - this.ttlMs
-    for (const [id, e] of this.entries) {
-      if (e.at >= oldest && this.entries.size <= this.maxEntries) break
-      this.remove(id)
-    }
   }
 }

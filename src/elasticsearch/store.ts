@@ -12,11 +12,11 @@ import {
   CLUSTER_HITS, assignCandidates, boundBandTerms, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
-import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/_validate.js'
-import {
-  awaitPrimaries, itemError, errorReason, errorType, halfRequestTimeout, pauseBeforeRetry, shardsHint, shardsUnavailable, statusOf, toStoreError, withRetries, type Redactor, type RetryPolicy,
-} from './_errors.js'
-import { connect } from './_connection.js'
+import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/validate.js'
+import { itemError, errorReason, errorType, shardsHint, shardsUnavailable, statusOf, toStoreError } from './failures.js'
+import { type Redactor } from './redaction.js'
+import { awaitPrimaries, halfRequestTimeout, pauseBeforeRetry, withRetries, type RetryPolicy } from './retry.js'
+import { connect } from './connection.js'
 import {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, blockSetFormats, compactSourceOf, installTemplates, prepareIndex, readBlockScheme, refreshInterval, storedBlockScheme,
   type BlockSetFormats, type IndexContext, type TemplateNames,
@@ -26,17 +26,17 @@ import {
   resolveElasticsearchStoreOptions,
   type ElasticsearchStoreOptions as StoreOptionsOf,
   type ResolvedElasticsearchStoreOptions,
-} from './_options.js'
+} from './options.js'
 
 /*
  * The Elasticsearch store: writes (sequence numbers, bulk put and delete, the pending list of
  * writes a search cannot see yet) and candidate lookups (_lookup.ts, _query.ts). The connection
- * is made in _connection.ts, the index set up on open in _index-setup.ts, and the reads over the
+ * is made in connection.ts, the index set up on open in _index-setup.ts, and the reads over the
  * whole index (members, scan, clusters, versions, count) are in _index-reads.ts.
  */
 
-export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './_mapping.js'
-export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './_options.js'
+export { DEDUP_FIELDS_COMPONENT, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME } from './mapping.js'
+export { DEFAULT_ELASTICSEARCH_STORE_OPTIONS, type ElasticsearchAuth, type EnsureIndex } from './options.js'
 export { DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, type TemplateNames } from './_index-setup.js'
 
 /** Options of `createElasticsearchStore` (see `ElasticsearchStoreBaseOptions` for each field's default). */
@@ -110,9 +110,6 @@ class EsStore implements ElasticsearchStore {
   private hotCache: HotBandCache | null = null
   /** Counts acknowledged writes and refreshes: a search answered across one is not held in the hot band cache. */
   private writeEpoch = 0
-  /** How long after a write a search may still miss it; null = until `refresh()`. */
-  private visibilityMs: number | null = 1000
-  private lastWrite = 0
   private lastWriteSeq = 0
   private refreshedSeq = 0
   /** Largest record `seq` this store handed out (fresh numbers start above it and the index's largest). */
@@ -179,11 +176,12 @@ class EsStore implements ElasticsearchStore {
     this.blockScheme = await readBlockScheme(this.ctx)
     this.sets = await blockSetFormats(this.ctx, mappings)
     const interval = await refreshInterval(this.ctx)
-    this.visibilityMs = interval === null ? null : 2 * interval
+    // How long after a write the index's own refreshes should show it (null: never, interval -1).
+    const visibilityMs = interval === null ? null : 2 * interval
     if (this.options.refresh === false) {
-      // Keeping an entry too long costs a little memory; dropping it too early misses a duplicate.
-      // A loaded node can run late on refreshes, hence the floor.
-      const ttl = this.options.pendingTtlMs ?? (this.visibilityMs === null ? null : Math.max(this.visibilityMs, MIN_PENDING_TTL_MS))
+      // The TTL only says when a lookup refreshes explicitly (PendingWrites.due); no entry is
+      // dropped on it. The floor keeps those extra refreshes rare.
+      const ttl = this.options.pendingTtlMs ?? (visibilityMs === null ? null : Math.max(visibilityMs, MIN_PENDING_TTL_MS))
       if (ttl !== 0 && this.options.maxPending > 0) this.pending = new PendingWrites(ttl, this.options.maxPending)
     }
     if ((this.options.refresh !== false || this.pending !== null) && this.options.hotBandCacheBytes > 0) {
@@ -302,6 +300,10 @@ class EsStore implements ElasticsearchStore {
     const settled = await Promise.allSettled(chunks([...last.values()], this.options.bulkSize).map((c) => this.bulkPut(c, acked, failures)))
     // Whatever was acknowledged is written, even if another chunk then failed.
     this.wrote(acked, [])
+    // A writer that never looks up still bounds its pending list (by a refresh, see settlePending).
+    // Its records are written whatever the refresh does: a failed one leaves the list as it is, for
+    // the next lookup to refresh (and report a node that still fails).
+    if (this.pending !== null && this.pending.size >= this.options.maxPending) await this.settlePending().catch(() => undefined)
     const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
     if (rejected !== undefined) throw rejected.reason
     const ackedIds = new Set(acked.map((r) => r.id))
@@ -446,7 +448,6 @@ class EsStore implements ElasticsearchStore {
   /** Bookkeeping after acknowledged writes: pending list, and whether reads need a refresh first. */
   private wrote(put: readonly FingerprintRecord[], deleted: readonly string[]): void {
     if (put.length === 0 && deleted.length === 0) return
-    this.lastWrite = Date.now()
     this.lastWriteSeq++
     this.writeEpoch++
     if (this.pending !== null) {
@@ -462,6 +463,7 @@ class EsStore implements ElasticsearchStore {
   async candidates(queries: readonly CandidateQuery[]): Promise<FingerprintRecord[][]> {
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
+    await this.settlePending()
     const out: FingerprintRecord[][] = queries.map(() => [])
     const lookups: Lookup[] = []
     // A query that can match nothing (no keys, no usable block clause) needs no round trip.
@@ -682,12 +684,22 @@ class EsStore implements ElasticsearchStore {
   }
 
   /**
+   * Refreshes the index when the pending list is due (`PendingWrites.due`: an entry older than its
+   * TTL, or the list full), so that its entries leave it only once a search shows them. Dropping
+   * them by age alone lost matches under load: a node that ran its scheduled refresh late left a
+   * batch's records invisible to the next batch's searches once they had left the list.
+   */
+  private async settlePending(): Promise<void> {
+    if (this.pending?.due() === true) await this.refresh()
+  }
+
+  /**
    * Before a read that has no pending merge (count, members, scan, topClusters): refresh when this
    * store wrote something a search may not see yet, so each answers with the store's own writes.
    */
   private async syncReads(): Promise<void> {
     if (this.options.refresh !== false || this.lastWriteSeq === this.refreshedSeq) return
-    if (this.visibilityMs !== null && Date.now() - this.lastWrite > this.visibilityMs) return
+    // However long ago the write was: a loaded node runs its scheduled refreshes late.
     await this.refresh()
   }
 

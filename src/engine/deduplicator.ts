@@ -76,7 +76,9 @@ export class Deduplicator {
    * come back `rejected` with the store's reason: nothing is reported written that is not.
    */
   async decide(items: readonly PreparedItem[]): Promise<Decision[]> {
-    return (await this.decideBatch(items, false)).decisions
+    const { decisions, durable } = await this.decideBatch(items, false)
+    await durable // already committed (put); counts the batch's stats
+    return decisions
   }
 
   /**
@@ -300,20 +302,25 @@ export class Deduplicator {
       }
     }
 
+    // Counted once the batch is committed (`durable`): a batch whose commit fails counts nowhere.
+    const counts: (() => void)[] = []
     const decisions = items.map((item): Decision => {
       if (!item.ok) {
-        this.stats.reject()
+        counts.push(() => this.stats.reject())
         return rejected(item.id, item.line, item.reason)
       }
       const d = effectiveOf.get(item.doc) ?? item.doc
       const error = failed.get(d.id)
       if (error !== undefined) {
-        this.stats.reject()
+        counts.push(() => this.stats.reject())
         return rejected(d.id, d.line, `store did not write the document: ${error.message}`)
       }
       const match = matchOf.get(item.doc) ?? null
-      if (resumedDocs.has(item.doc)) this.stats.resumed++
-      this.stats.decide(match === null ? null : match.layer, match === null ? null : match.rule)
+      const resumed = resumedDocs.has(item.doc)
+      counts.push(() => {
+        if (resumed) this.stats.resumed++
+        this.stats.decide(match === null ? null : match.layer, match === null ? null : match.rule)
+      })
       const supersedes = supersedesOf.get(item.doc)
       return {
         ...(supersedes === undefined ? {} : { supersedes }),
@@ -330,7 +337,10 @@ export class Deduplicator {
         resemblance: match === null ? null : match.resemblance,
       }
     })
-    return { decisions, durable }
+    const count = (): void => {
+      for (const c of counts) c()
+    }
+    return { decisions, durable: durable.then(count) }
   }
 
   /**

@@ -121,7 +121,9 @@ function nearRule(d: MatchSubject, c: FingerprintRecord, distance: number, o: Ma
     // negation differs or their bigram sets' sizes alone rule out a resemblance of `minResemblance`.
     const na = sketchGrams(a)
     const nb = sketchGrams(b)
-    if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb) || gramVerdict(a, b, o.analyzer.shortText).veto) return null
+    if (Math.min(na, nb) < o.minResemblance * Math.max(na, nb)) return null
+    const v = gramVerdict(a, b, o.analyzer.shortText)
+    if (v.veto || v.replaced) return null
     return { rule: 'simhash', resemblance: null }
   }
   if (distance <= o.maxDistance) {
@@ -167,7 +169,7 @@ export interface RuleEvidence {
   /** Bigram sets only: the shorter text's share of the shared bigrams, and its threshold. */
   containment?: number
   containmentThreshold?: number
-  /** Bigram sets only: the two sets differ in a bigram with a digit or a negation (no match, whatever the resemblance). */
+  /** Bigram sets only: the two sets differ in a bigram with a digit or a negation, or a word was replaced in a text of title length (no match, whatever the resemblance). */
   veto?: boolean
 }
 
@@ -180,7 +182,7 @@ export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOp
     const gb = gramPart(b)
     if (ga === null || gb === null) return null
     const v = gramVerdict(ga, gb, t)
-    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto }
+    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto || v.replaced }
   }
   if (a.slice(0, 2) !== b.slice(0, 2)) return null
   if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }

@@ -108,6 +108,7 @@ export const OPTION_LIMITS = Object.freeze({
 /** Which layers run when `layers` leaves them out. */
 export const DEFAULT_LAYERS: Readonly<Required<LayerOptions>> = Object.freeze({ url: true, exact: true, simhash: true, title: false })
 
+/** The defaults of every `DeduplicatorOptions` field left out (`layers`: `DEFAULT_LAYERS`; `batch`: the job's batch limits). */
 export const DEFAULT_DEDUPLICATOR_OPTIONS = Object.freeze({
   maxDistance: OPTION_LIMITS.maxDistance.default,
   layers: DEFAULT_LAYERS,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { hex32 } from '../bits.js'
 import { gramRank } from './_gram-order.js'
+import { WORD_REPLACED_MAX_GRAMS, wordReplaced } from './_word-replaced.js'
 
 /**
  * The exact route for short texts (issue 24): below `SHORT_GRAM_MAX_CHARS` content characters a
@@ -277,6 +278,8 @@ export interface GramVerdict {
   containment: number
   /** The two sets differ in a gram with a digit or a negation. */
   veto: boolean
+  /** Texts of title length with one word replaced inside (`wordReplaced`; asked only of pairs sharing half the smaller set). */
+  replaced: boolean
   /** Which rule accepts: 'short-text' (Jaccard), 'containment', or null. */
   rule: 'short-text' | 'containment' | null
   /** The accepting rule's evidence (or the Jaccard when none accepts). */
@@ -296,6 +299,10 @@ function parse(sketch: string, into: { keys: Uint32Array; n: number }): void {
 /** Grams with a Chinese numeral that only one text of the pair being verified has. */
 const NUM_A = { keys: new Uint32Array(64), n: 0 }
 const NUM_B = { keys: new Uint32Array(64), n: 0 }
+/** Of two small sets (`WORD_REPLACED_MAX_GRAMS`): the grams only the first has, only the second, both. */
+const OWN_A = { keys: new Uint32Array(64), n: 0 }
+const OWN_B = { keys: new Uint32Array(64), n: 0 }
+const SHARED = { keys: new Uint32Array(64), n: 0 }
 
 function push(list: { keys: Uint32Array; n: number }, key: number): number {
   if (list.n === list.keys.length) {
@@ -325,6 +332,42 @@ function numeralChanged(): boolean {
     }
   }
   return false
+}
+
+/**
+ * Whether two gram-set sketches show one word replaced inside a text (`wordReplaced`), whatever
+ * their sizes and overlap (`gramVerdict` asks it only of pairs that could match).
+ * @example wordReplacedIn(gramSet('包管理器的英语手册').sketch, gramSet('包管理器的荷兰语手册').sketch) // true
+ */
+export function wordReplacedIn(a: string, b: string): boolean {
+  parse(a, A)
+  parse(b, B)
+  return replacedWord()
+}
+
+/** `wordReplaced` on the sets in `A` and `B` (their own and shared grams gathered first). */
+function replacedWord(): boolean {
+  OWN_A.n = 0
+  OWN_B.n = 0
+  SHARED.n = 0
+  let i = 0
+  let j = 0
+  while (i < A.n || j < B.n) {
+    const x = i < A.n ? A.keys[i]! : 0x100000000
+    const y = j < B.n ? B.keys[j]! : 0x100000000
+    if (x === y) {
+      SHARED.n = push(SHARED, x)
+      i++
+      j++
+    } else if (x < y) {
+      OWN_A.n = push(OWN_A, x)
+      i++
+    } else {
+      OWN_B.n = push(OWN_B, y)
+      j++
+    }
+  }
+  return wordReplaced(OWN_A, OWN_B, SHARED)
 }
 
 /**
@@ -375,16 +418,19 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   let veto = ((onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0) || ((onlyA & onlyB & NUMERAL) !== 0 && numeralChanged())
   if (!veto && (onlyA & NEGATION) !== 0) veto = negationInserted(A, B)
   if (!veto && (onlyB & NEGATION) !== 0) veto = negationInserted(B, A)
-  const small = Math.min(na, nb)
+  const lesser = Math.min(na, nb)
   const large = Math.max(na, nb)
   const jaccard = na + nb === 0 ? 0 : both / (na + nb - both)
-  const containment = small === 0 ? 0 : both / small
+  const containment = lesser === 0 ? 0 : both / lesser
+  // A word replaced in a text of title length (_word-replaced.ts), asked only of pairs sharing half
+  // the smaller set at least: no rule accepts fewer, and most candidates share less.
+  const replaced = !veto && 2 * both >= lesser && both > 0 && large <= WORD_REPLACED_MAX_GRAMS && replacedWord()
   let rule: GramVerdict['rule'] = null
-  if (!veto && (small >= MIN_GRAMS || (small > 0 && both === large))) {
+  if (!veto && !replaced && (lesser >= MIN_GRAMS || (lesser > 0 && both === large))) {
     if (jaccard >= t.minGramJaccard) rule = 'short-text'
-    else if (containment >= t.minContainment && small >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * small) rule = 'containment'
+    else if (containment >= t.minContainment && lesser >= t.minContainedGrams && large <= SHORT_GRAM_FLOOR.ratio * lesser) rule = 'containment'
   }
-  return { jaccard, containment, veto, rule, resemblance: rule === 'containment' ? containment : jaccard }
+  return { jaccard, containment, veto, replaced, rule, resemblance: rule === 'containment' ? containment : jaccard }
 }
 
 /**

@@ -86,23 +86,52 @@ function buildSimplifiedOnly(): Set<number> {
   return set
 }
 
+let weakTraditional: Set<number> | undefined
+
+/**
+ * Traditional-only code points that are weak evidence of Traditional text: those whose Simplified
+ * form is itself a standard Traditional character (麵 → 面, 係 → 系, 佈 → 布, 慾 → 欲: the
+ * Simplified → Traditional table keeps the form as one of its readings, or has no entry for it).
+ * They are the variant characters (異體字) and merged forms a Simplified text picks up from an
+ * input method or a variant copy ("桌麵的文件管理器"); a Traditional text also writes characters
+ * that Simplified text never does (這, 們, 檔, 後).
+ */
+function buildWeakTraditional(): Set<number> {
+  const standard = new Map<string, string>()
+  for (const [from = '', to = ''] of entries(TSCharacters)) standard.set(from, to)
+  const readings = new Map<string, string[]>()
+  for (const [from = '', ...to] of entries(STCharacters)) readings.set(from, to)
+  traditionalOnly ??= buildTraditionalOnly()
+  const set = new Set<number>()
+  for (const cp of traditionalOnly) {
+    const simplified = standard.get(String.fromCodePoint(cp))
+    if (simplified === undefined) continue
+    const forms = readings.get(simplified)
+    if (forms === undefined || forms.includes(simplified)) set.add(cp)
+  }
+  return set
+}
+
 /**
  * Whether a text that holds Traditional-only characters is Simplified text with a few of them
- * (variant characters, a partly converted copy: "简單易用的画圖程序"), not Traditional text: it
- * holds at least as many Simplified-only characters as Traditional-only ones. Such a text gets
- * its characters converted but not the regional vocabulary (Taiwan's 程序 → 进程, 文件 → 文档 would
- * rewrite its Simplified words).
+ * (variant characters, a partly converted copy: "简單易用的画圖程序", "桌麵的文件管理器"), not
+ * Traditional text: it holds at least as many Simplified-only characters as Traditional-only ones,
+ * not counting the weak ones (`buildWeakTraditional`: 麵, 係, 佈, whose Simplified form Traditional
+ * text writes too). Such a text gets its characters converted but not the regional vocabulary
+ * (Taiwan's 程序 → 进程, 文件 → 文档 would rewrite its Simplified words).
  * @example mixedScript('简單易用的画圖程序') // true
+ * @example mixedScript('桌麵的文件管理器') // true (麵 is weak evidence)
  */
 export function mixedScript(text: string): boolean {
   simplifiedOnly ??= buildSimplifiedOnly()
   traditionalOnly ??= buildTraditionalOnly()
+  weakTraditional ??= buildWeakTraditional()
   let balance = 0
   for (const ch of text) {
     const cp = ch.codePointAt(0)!
     if (cp < 0x3400) continue
     if (simplifiedOnly.has(cp)) balance++
-    else if (traditionalOnly.has(cp)) balance--
+    else if (traditionalOnly.has(cp) && !weakTraditional.has(cp)) balance--
   }
   return balance >= 0
 }

@@ -1,7 +1,5 @@
-import {
-  compareOrder, fingerprintToHex, hamming, matchCandidate, minhashSimilarity,
-  type Deduplicator, type FingerprintRecord, type FingerprintStore,
-} from '../index.js'
+import { fingerprintToHex, hamming, type Deduplicator, type FingerprintRecord, type FingerprintStore } from '../index.js'
+import { compareOrder, matchCandidate, minhashSimilarity } from '../internal.js'
 
 /** Texts of documents: kept by the server (`--keep-texts`), or an Elasticsearch index's `_source` field. */
 export type TextSource = (ids: readonly string[]) => Promise<Map<string, string>>

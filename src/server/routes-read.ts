@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { compareAnalyses, decideTexts, explainDocuments, guaranteedDistance, ruleEvidence, DEFAULT_DEDUPLICATOR_OPTIONS, type Deduplicator } from '../index.js'
+import { DEFAULT_DEDUPLICATOR_OPTIONS, type Deduplicator } from '../index.js'
+import { compareAnalyses, decideTexts, explainDocuments, guaranteedDistance, ruleEvidence } from '../internal.js'
 import { HttpError } from './errors.js'
 import { clusterView, histogram, recordView, type Histogram, type TextSource } from './inspect.js'
 import { sharedPassages } from './passages.js'

@@ -72,6 +72,13 @@ export class WriteQueue {
   /** Documents in `jobs`; wakes the writer waiting for enough of them. */
   private queued = 0
   private arrived: (() => void) | null = null
+  /**
+   * Set when a staged batch's commit failed: the store's tables then hold records that were never
+   * committed (the embedded store applies a batch when it writes it, and a failed fdatasync fails
+   * its log for good), so every later write and read is refused with it, until a restart reopens
+   * the store from what was committed.
+   */
+  private failure: HttpError | null = null
 
   constructor(private readonly dedup: Deduplicator, private readonly options: WriteQueueOptions = {}) {
     this.batchSize = options.batchSize ?? 500
@@ -94,11 +101,13 @@ export class WriteQueue {
   async read<T>(read: () => Promise<T>): Promise<T> {
     // A store without `stage` shows a batch only once it is committed: nothing to keep reads from.
     if (!this.staging) return read()
+    this.checkFailed()
     if (this.writing || this.staged.size > 0 || this.readersDone !== null || this.waiting.length > 0) {
       // Let in (and counted) by the writer.
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else this.readers++
     try {
+      this.checkFailed()
       return await read()
     } finally {
       if (--this.readers === 0 && this.readersDone !== null) this.readersDone()
@@ -151,7 +160,20 @@ export class WriteQueue {
     }
   }
 
+  /** Throws the failure of a commit, if one failed (see `failure`). */
+  private checkFailed(): void {
+    if (this.failure !== null) throw this.failure
+  }
+
+  /** A staged batch's commit failed: from now on every write and read is refused. */
+  private failed(cause: unknown): void {
+    if (this.failure !== null) return
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    this.failure = new HttpError(503, 'STORE_UNAVAILABLE', `A commit to the store failed (${reason}); its batch was not acknowledged, and the store's tables may hold it, so this server takes no more reads or writes. Restart it: the store reopens from what was committed (everything acknowledged).`, { cause })
+  }
+
   private reserve(n: number): void {
+    this.checkFailed()
     if (this.closing) throw new HttpError(503, 'STORE_UNAVAILABLE', 'The server is shutting down: it takes no more writes.', { retryAfter: RETRY_AFTER_SECONDS })
     // One request larger than the whole queue still goes in alone (the body limit bounds it).
     if (this.held > 0 && this.held + n > this.maxQueued) {
@@ -199,6 +221,16 @@ export class WriteQueue {
   private async run(): Promise<void> {
     while (this.jobs.length > 0) {
       if (this.waiting.length > 0 || this.readers > 0) await this.letReadersIn()
+      if (this.failure !== null) {
+        for (const job of this.jobs.splice(0)) {
+          if (job.kind === 'documents') {
+            this.queued -= job.items.length
+            this.held -= job.items.length
+          }
+          job.reject(this.failure)
+        }
+        break
+      }
       const first = this.jobs[0]!
       if (first.kind === 'delete') {
         this.jobs.shift()
@@ -243,7 +275,10 @@ export class WriteQueue {
             job.resolve(decisions.slice(at, at + job.items.length))
             at += job.items.length
           }
-        }, fail).finally(() => {
+        }, (err: unknown) => {
+          this.failed(err)
+          fail(err)
+        }).finally(() => {
           this.held -= n
           this.staged.delete(committed)
           this.admit()

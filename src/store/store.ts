@@ -45,12 +45,6 @@ export interface StoreBlockScheme {
   readonly fixed: boolean
 }
 
-/**
- * Where fingerprints live. Two backends implement it (memory with an append-only log, and
- * Elasticsearch) and pass one contract suite (test/store/contract.ts).
- *
- * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
- */
 /** What `FingerprintStore.stage` resolves with: the put's result, and when its records are committed. */
 export interface StagedPut {
   result: PutResult
@@ -58,6 +52,12 @@ export interface StagedPut {
   durable: Promise<void>
 }
 
+/**
+ * Where fingerprints live. Two backends implement it (memory with an append-only log, and
+ * Elasticsearch) and pass one contract suite (test/store/contract.ts).
+ *
+ * Every call is async and batched on purpose: one `_msearch` / bulk round trip per batch.
+ */
 export interface FingerprintStore {
   /** The store's candidate bounds (see `CandidateBounds`). */
   readonly candidateBounds: CandidateBounds

@@ -10,6 +10,7 @@ import { fingerprintBlocks, type BlockScheme } from '../../src/fingerprint/block
 import { hamming } from '../../src/fingerprint/hamming.js'
 import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
 import { slowHamming } from '../helpers/fingerprints.js'
+import { TestIndices, withoutCredentials } from '../helpers/es-indices.js'
 import { storeContract } from '../store/contract.js'
 import { storeContractExtra } from '../store/contract-extra.js'
 import { storeContractBands } from '../store/contract-bands.js'
@@ -36,22 +37,10 @@ afterAll(async () => {
 
 // ---- per-test indices ----
 
-let n = 0
-const created: string[] = []
-
-function nextIndex(): string {
-  const name = `simdup-test-${process.pid}-${++n}`
-  created.push(name)
-  return name
-}
-
-/** The URL without `user:pass@` (a testcontainers node carries credentials in it). */
-function withoutCredentials(url: string): URL {
-  const u = new URL(url)
-  u.username = ''
-  u.password = ''
-  return u
-}
+const indices = new TestIndices(() => es.nodes[0]!, 'simdup-test')
+const { created } = indices
+const nextIndex = (): string => indices.next()
+const admin = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => indices.admin(method, path, body)
 
 /** `url` with these credentials in it, replacing any it had. */
 function withCredentials(url: string, user: string, password: string): string {
@@ -61,27 +50,9 @@ function withCredentials(url: string, user: string, password: string): string {
   return u.href.replace(/\/$/, '')
 }
 
-/** An admin call with plain fetch (tests stay off the client the store wraps). */
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const u = new URL(es.nodes[0]!)
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  // fetch refuses URLs with credentials: send them as a header.
-  if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-  const res = await fetch(new URL(path, withoutCredentials(es.nodes[0]!)), {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, json: text === '' ? null : (JSON.parse(text) as unknown) }
-}
-
 afterEach(async () => {
   for (const pool of releasedPools) pool.length = 0
-  for (const index of created.splice(0)) {
-    const { status } = await admin('DELETE', `/${index}`)
-    if (status !== 200 && status !== 404) throw new Error(`deleting ${index} answered ${status}`)
-  }
+  await indices.drop()
 })
 
 type StoreOverrides = Partial<Omit<ElasticsearchStoreOptions, 'node' | 'client' | 'index'>>
@@ -202,7 +173,7 @@ describe('elasticsearch store: mapping', () => {
     // Test-specific names and pattern, so the run never replaces an operator's templates.
     const component = `simdup-dedup-fields-test-${process.pid}`
     const template = `simdup-template-test-${process.pid}`
-    const index = `simdup-tpltest-${process.pid}-${++n}`
+    const index = `simdup-tpltest-${process.pid}-1`
     created.push(index)
     const tpl = { ...readJson('mappings/simdup-template.json'), index_patterns: [`simdup-tpltest-${process.pid}-*`], composed_of: [component], priority: 990 }
     try {
@@ -669,6 +640,58 @@ describe('elasticsearch store: records in flight are visible before a refresh', 
     } finally {
       await writer.close()
       await other.close()
+    }
+  })
+
+  // A loaded node ran its scheduled refresh later than the pending TTL: records of one batch that
+  // had left the list by age were invisible to the next batch's searches (bench-es, load 25).
+  test('an entry older than its TTL stays found: the store refreshes instead of dropping it', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    // No scheduled refresh within the test: only the pending list or a refresh can show a write.
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '60s' } })).status).toBe(200)
+    const aged = await makeStore({ ensureIndex: 'none', pendingTtlMs: 20 }, index)
+    try {
+      const r = makeRecord('doc-aged', BASE)
+      await aged.put([r])
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(await ask(aged, query(BASE))).toEqual(['doc-aged'])
+      expect(await ask(aged, query({ hi: 0, lo: 0 }, { contentHash: r.contentHash }))).toEqual(['doc-aged'])
+    } finally {
+      await aged.close()
+    }
+  })
+
+  test('an entry beyond maxPending stays found: the store refreshes instead of dropping the oldest', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '60s' } })).status).toBe(200)
+    const full = await makeStore({ ensureIndex: 'none', maxPending: 2 }, index)
+    try {
+      // Three puts through a list of two: the first is still found by a record far from the others.
+      const far = { hi: ~BASE.hi >>> 0, lo: ~BASE.lo >>> 0 }
+      await full.put([makeRecord('doc-far', far)])
+      await full.put([makeRecord('doc-b', { hi: 0x0f0f0f0f, lo: 0x0f0f0f0f })])
+      await full.put([makeRecord('doc-c', { hi: 0x70707070, lo: 0x70707070 })])
+      expect(await ask(full, query(far))).toEqual(['doc-far'])
+    } finally {
+      await full.close()
+    }
+  })
+
+  test('a read without a pending merge sees the store\'s own writes however late the node refreshes (count long after a put)', async () => {
+    const index = nextIndex()
+    await (await makeStore({}, index)).close()
+    expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '1s' } })).status).toBe(200)
+    const store = await makeStore({ ensureIndex: 'none' }, index)
+    try {
+      // The store read a 1 s interval when it opened; the node now runs late (nothing searchable for a minute).
+      expect((await admin('PUT', `/${index}/_settings`, { index: { refresh_interval: '60s' } })).status).toBe(200)
+      await store.put([makeRecord('doc-1', BASE)])
+      await new Promise((resolve) => setTimeout(resolve, 2500))
+      expect(await store.count()).toBe(1)
+    } finally {
+      await store.close()
     }
   })
 

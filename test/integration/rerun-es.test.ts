@@ -7,10 +7,11 @@ import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../src/index.js'
 import { createElasticsearchStore } from '../../src/elasticsearch/index.js'
 import type { ElasticsearchStore } from '../../src/elasticsearch/store.js'
-import { simdupIndexBody } from '../../src/elasticsearch/_mapping.js'
+import { simdupIndexBody } from '../../src/elasticsearch/mapping.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
 import { compareOrder } from '../../src/engine/match.js'
 import { acquireElasticsearch, testIndexOptions } from '../helpers/es-node.js'
+import { TestIndices } from '../helpers/es-indices.js'
 import { copyStream } from '../helpers/copy-stream.js'
 import { mulberry32 } from '../helpers/random.js'
 import { decided, expectConsistent, runInBatches, storedDecisions } from '../helpers/rerun.js'
@@ -28,32 +29,11 @@ afterAll(async () => {
   await es?.stop()
 })
 
-let n = 0
-const created: string[] = []
-function nextIndex(): string {
-  const name = `simdup-rerun-${process.pid}-${++n}`
-  created.push(name)
-  return name
-}
+const indices = new TestIndices(() => es.nodes[0]!, 'simdup-rerun')
+const nextIndex = (): string => indices.next()
+const admin = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => indices.admin(method, path, body)
 
-/** An admin call with plain fetch (credentials, if any, as a header). */
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const u = new URL(es.nodes[0]!)
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  if (u.username !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-  u.username = ''
-  u.password = ''
-  const res = await fetch(new URL(path, u), { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-  const text = await res.text()
-  return { status: res.status, json: text === '' ? null : (JSON.parse(text) as unknown) }
-}
-
-afterEach(async () => {
-  for (const index of created.splice(0)) {
-    const { status } = await admin('DELETE', `/${index}`)
-    if (status !== 200 && status !== 404) throw new Error(`deleting ${index} answered ${status}`)
-  }
-})
+afterEach(() => indices.drop())
 
 function open(index: string): Promise<ElasticsearchStore> {
   return createElasticsearchStore({ node: es.url, index, ...testIndexOptions() })

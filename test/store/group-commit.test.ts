@@ -4,28 +4,20 @@
  * point never names bytes no finished fdatasync covered. Serve's reads never see a record whose
  * commit has not ended. The fdatasync is held by a spy on FileHandle (a real file, a real store).
  */
-import { mkdtemp, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { open, readFile, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createDeduplicator, openMemoryStore } from '../../src/index.js'
 import { createServer } from '../../src/server/index.js'
 import { makeRecord } from './_records.js'
 import { nearDuplicateDocs } from '../helpers/serve.js'
+import { tempDirs } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
 afterEach(() => {
   vi.restoreAllMocks()
 })
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'simdup-group-commit-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('simdup-group-commit-')
 
 /** Holds every fdatasync until released (in call order); `failNext` makes the next released one fail. */
 async function holdSyncs(): Promise<{ calls: () => number; release: () => void; releaseAll: () => void; failNext: () => void }> {
@@ -207,5 +199,73 @@ describe('serve: reads see committed records only', () => {
       await server.close()
       await store.close()
     }
+  })
+})
+
+describe('a failed commit', () => {
+  test('the deduplicator counts a staged batch\'s decisions once it is committed, and not at all when its commit fails', async () => {
+    const dir = await tempDir()
+    const store = await openMemoryStore({ dir })
+    const dedup = createDeduplicator({ store })
+    const syncs = await holdSyncs()
+    try {
+      const [a, b] = nearDuplicateDocs('s', 2)
+      const staged = await dedup.decideStaged([dedup.prepare({ value: a, line: 1 })])
+      await until('the fdatasync began', () => syncs.calls() === 1)
+      // Decided and written, not committed: not counted yet.
+      expect(dedup.stats.snapshot().docs).toBe(0)
+      syncs.release()
+      await staged.durable
+      expect(dedup.stats.snapshot()).toMatchObject({ docs: 1, unique: 1 })
+      const failing = await dedup.decideStaged([dedup.prepare({ value: b, line: 2 })])
+      await until('the second fdatasync began', () => syncs.calls() === 2)
+      syncs.failNext()
+      syncs.release()
+      await expect(failing.durable).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+      expect(dedup.stats.snapshot()).toMatchObject({ docs: 1, unique: 1, duplicates: 0 })
+    } finally {
+      vi.restoreAllMocks()
+      syncs.releaseAll()
+      await store.close()
+    }
+  })
+
+  test('serve: after an fdatasync fails, the server refuses every read and write with 503 STORE_UNAVAILABLE (its tables hold the unacknowledged batch); a reopen has only what was acknowledged', async () => {
+    const dir = await tempDir()
+    const store = await openMemoryStore({ dir })
+    const server = await createServer({ dedup: createDeduplicator({ store }) })
+    const [kept, lost, after] = nearDuplicateDocs('f', 3)
+    const post = async (doc: unknown) => await server.app.inject({ method: 'POST', url: '/v1/documents', payload: doc as object })
+    let syncs: Awaited<ReturnType<typeof holdSyncs>> | null = null
+    try {
+      expect((await post(kept)).statusCode).toBe(200)
+      syncs = await holdSyncs()
+      const failing = post(lost)
+      await until('the batch is written and its fdatasync began', () => syncs!.calls() === 1)
+      syncs.failNext()
+      syncs.release()
+      const res = await failing
+      expect(res.statusCode).toBe(503)
+      expect(res.json()).toMatchObject({ code: 'STORE_UNAVAILABLE' })
+      vi.restoreAllMocks()
+      // The failed batch's record is in the store's tables, never committed: no read may show it.
+      for (const url of [`/v1/documents/${lost!.id}`, `/v1/documents/${kept!.id}`, '/healthz', `/v1/clusters/${lost!.id}`]) {
+        const r = await server.app.inject({ method: 'GET', url })
+        expect({ url, status: r.statusCode, code: (r.json() as { code?: string }).code }).toEqual({ url, status: 503, code: 'STORE_UNAVAILABLE' })
+        expect((r.json() as { message: string }).message).toMatch(/commit to the store failed.*Restart/)
+      }
+      const write = await post(after)
+      expect(write.statusCode).toBe(503)
+      expect((write.json() as { message: string }).message).toMatch(/commit to the store failed/)
+      expect((await server.app.inject({ method: 'DELETE', url: `/v1/documents/${kept!.id}` })).statusCode).toBe(503)
+    } finally {
+      vi.restoreAllMocks()
+      syncs?.releaseAll()
+      await server.close()
+      await store.close()
+    }
+    const again = await openMemoryStore({ dir, readOnly: true })
+    expect([...(await again.get([kept!.id, lost!.id, after!.id])).keys()]).toEqual([kept!.id])
+    await again.close()
   })
 })

@@ -1,5 +1,5 @@
 /**
- * The store's write lock is the operating system's (flock(2) on the store directory, src/store/_lock.ts):
+ * The store's write lock is the operating system's (flock(2) on the store directory, src/store/lock.ts):
  * it excludes a writer in another PID namespace (a container on the same volume), cannot be
  * dodged by deleting `LOCK`, ends with its process (kill -9), and a copy of a store opens. A writer
  * checks before each commit that the log is still the one it owns.
@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, test } from 'vitest'
 import { openMemoryStore } from '../../src/store/embedded/store.js'
-import { LOCK_FILE } from '../../src/store/_lock.js'
+import { LOCK_FILE } from '../../src/store/lock.js'
 import { LOG_FILE } from '../../src/store/embedded/_log.js'
 import { crashRecord } from './_crash-plan.js'
 

@@ -1,21 +1,13 @@
-import { mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, readdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { checkMemoryStore, openMemoryStore, repairMemoryStore } from '../../src/store/embedded/store.js'
 import { LOG_FILE, forgetLastCommit } from '../../src/store/embedded/_log.js'
-import { LOCK_FILE } from '../../src/store/_lock.js'
+import { LOCK_FILE } from '../../src/store/lock.js'
 import { flipByte, records, writeFrames } from './_damaged-log.js'
+import { tempDirs } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'simdup-log-'))
-  dirs.push(dir)
-  return dir
-}
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirs('simdup-log-')
 
 /** A store in a new directory written as `frames` puts of 10 records; returns the dir and each frame's end offset. */
 async function storeOfFrames(frames: number): Promise<{ dir: string; log: string; ends: number[] }> {

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process'
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, onTestFinished, test, vi } from 'vitest'
+import { afterEach, describe, expect, onTestFinished, test, vi } from 'vitest'
 import { test as propTest } from '@fast-check/vitest'
 import fc from 'fast-check'
 import { fingerprintBlocks } from '../../src/fingerprint/blocks.js'
@@ -12,7 +11,7 @@ import type { FingerprintRecord } from '../../src/types.js'
 import { DEFAULT_MEMORY_STORE_OPTIONS, MemoryStore, openMemoryStore } from '../../src/store/embedded/store.js'
 import { LOG_FILE, LOG_FORMAT_VERSION, forgetLastCommit } from '../../src/store/embedded/_log.js'
 import { mix32, unmix32 } from '../../src/store/embedded/_key-index.js'
-import { LOCK_FILE, usePidFileLock } from '../../src/store/_lock.js'
+import { LOCK_FILE, usePidFileLock } from '../../src/store/lock.js'
 import { LogReader } from '../../src/store/embedded/_log-reader.js'
 import { storeContract } from './contract.js'
 import { storeContractExtra } from './contract-extra.js'
@@ -20,16 +19,9 @@ import { storeContractBands } from './contract-bands.js'
 import { storeContractVersions } from './contract-versions.js'
 import { storeContractShort } from './contract-short.js'
 import { T0, bandsOf, flip, hash16, idsOf, makeRecord } from './_records.js'
+import { tempDirs } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'simdup-store-'))
-  dirs.push(dir)
-  return dir
-}
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirs('simdup-store-')
 
 // The contract checks raw (unverified) candidates; the default store also prunes block candidates
 // beyond maxDistance, which the contract's brute-force property test covers with the default on.

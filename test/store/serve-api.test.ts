@@ -171,6 +171,23 @@ describe('errors: a JSON body with the DedupError code and a fitting status', ()
     expect(second.stderr).toMatch(/CONFLICT/)
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200)
   })
+
+  test('--pipeline-min N: documented with its default; below 1 or not an integer a usage error naming it (exit 2); a server given it decides as the CLI', async () => {
+    const help = await runCli(['serve', '--help'], { cwd: dir })
+    expect(help.stdout).toMatch(/--pipeline-min N[\s\S]*default 16/)
+    for (const bad of ['0', 'many']) {
+      const r = await runCli(['serve', '--store', 'pm-store', '--port', '0', '--pipeline-min', bad], { cwd: dir })
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(new RegExp(`--pipeline-min to be an integer from 1 .*\`${bad}\``))
+    }
+    const input = nearDuplicateDocs('pm', 24).map((d) => JSON.stringify(d)).join('\n') + '\n'
+    writeFileSync(join(dir, 'pm.jsonl'), input)
+    const cli = await runCli(['index', 'pm.jsonl', '--store', 'pm-cli-store', '--quiet'], { cwd: dir })
+    const pm = await serve(['--store', 'pm-store', '--pipeline-min', '1'])
+    const res = await fetch(`${pm.url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', accept: 'application/x-ndjson' }, body: input })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe(cli.stdout)
+  })
 })
 
 describe('safe by default', () => {

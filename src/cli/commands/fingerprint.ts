@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { createAnalyzer, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, type Analysis } from '../../index.js'
 import {
-  compareAnalyses, createAnalyzer, decideTexts, ruleEvidence, DEFAULT_DEDUPLICATOR_OPTIONS, fingerprintToHex, fingerprintBlocks,
-  type Comparison, type Analysis, type Match, type MatchOptions, type RuleEvidence,
-} from '../../index.js'
+  compareAnalyses, decideTexts, ruleEvidence, fingerprintBlocks, type Comparison, type Match, type MatchOptions, type RuleEvidence,
+} from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
 import { parse, kFlag, DEFAULT_K, K_RANGE } from '../args.js'
@@ -111,7 +111,7 @@ function verdictText(match: Match | null, k: number, c: Comparison, a: Analysis,
   if (match === null) {
     if (e === null) return a.short !== b.short || a.sketch?.slice(0, 2) !== b.sketch?.slice(0, 2) ? 'not duplicates (the two texts take different routes, short and long: only the same content would match)' : 'not duplicates'
     if (e.measure === 'bigram-jaccard') {
-      if (e.veto === true) return `not duplicates (short texts that differ in a number or a negation; bigram Jaccard ${f(e.resemblance)}, containment ${f(e.containment!)})`
+      if (e.veto === true) return `not duplicates (short texts that differ in a number, a negation or a word replaced; bigram Jaccard ${f(e.resemblance)}, containment ${f(e.containment!)})`
       return `not duplicates (short texts: bigram Jaccard ${f(e.resemblance)} < ${f(e.threshold)} and containment ${f(e.containment!)} < ${f(e.containmentThreshold!)}, or sizes too far apart)`
     }
     if (e.measure === 'term-jaccard') return `not duplicates (both short: needs distance ≤ ${k} and term Jaccard ≥ ${f(e.threshold)}; here ${c.distance} and ${f(e.resemblance)})`

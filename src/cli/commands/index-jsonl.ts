@@ -1,9 +1,8 @@
 import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import os from 'node:os'
-import {
-  createDeduplicator, formatDecision, parseDuration, runIndexJob, OPTION_LIMITS, type DedupStatsSnapshot, type Decision, type FingerprintStore, type JsonlLine,
-} from '../../index.js'
+import { createDeduplicator, formatDecision, runIndexJob, OPTION_LIMITS, type Decision, type FingerprintStore } from '../../index.js'
+import { parseDuration, type DedupStatsSnapshot, type JsonlLine } from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { InputError, OutputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'

@@ -1,7 +1,7 @@
 import {
-  compareOrder, createDeduplicator, OPTION_LIMITS, deleteDocuments, explainDocuments, terminalSafeJson, fingerprintToHex, hamming, matchCandidate, reconcile,
-  type FingerprintRecord, type FingerprintStore,
+  createDeduplicator, OPTION_LIMITS, deleteDocuments, fingerprintToHex, hamming, reconcile, type FingerprintRecord, type FingerprintStore,
 } from '../../index.js'
+import { compareOrder, explainDocuments, terminalSafeJson, matchCandidate } from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { UsageError, printable } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, DEFAULT_K, K_RANGE } from '../args.js'

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path'
-import { OPTION_LIMITS, parseDuration } from '../../index.js'
+import { OPTION_LIMITS } from '../../index.js'
+import { parseDuration } from '../../internal.js'
 import {
-  reindex, parseFieldList, defaultCheckpointFile, DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS, type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
+  reindex, DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS, type ElasticsearchAuth, type ReindexOptions, type ReindexResult,
 } from '../../elasticsearch/index.js'
+import { parseFieldList, defaultCheckpointFile } from '../../elasticsearch/internal.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag, K_RANGE } from '../args.js'

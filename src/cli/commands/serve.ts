@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { isIP } from 'node:net'
-import { createDeduplicator, parseDuration, OPTION_LIMITS, type FingerprintStore } from '../../index.js'
+import { createDeduplicator, OPTION_LIMITS, type FingerprintStore } from '../../index.js'
+import { parseDuration } from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { InputError, UsageError, fsReason } from '../io.js'
 import { parse, intFlag, kFlag, limitFlag } from '../args.js'
@@ -40,6 +41,9 @@ any number per Elasticsearch index (then run \`simdup reconcile\` now and then).
   --text-field F     Elasticsearch source field with the text (default content)
   --batch N          most documents per group commit: ${OPTION_LIMITS.batchSize.min} to ${OPTION_LIMITS.batchSize.max} (default 500)
   --max-queue N      most documents accepted and not yet stored; then 429 + Retry-After (default 20000)
+  --pipeline-min N   embedded store: fewest waiting documents decided while the batch before them
+                     is fsync'd; fewer wait for that fsync and join the next batch (default 16;
+                     1 pipelines every batch, for a disk whose fsync is slow next to a decision)
   --max-docs N       most documents per request (default 10000)
   --max-body-mb N    largest request body in MiB: 1 to 1024 (default 32)
   --k N, --window DUR, --title, --no-url, --no-exact, --no-minhash, --no-templates,
@@ -63,6 +67,7 @@ const FLAGS = {
   'text-field': { type: 'string' },
   batch: { type: 'string' },
   'max-queue': { type: 'string' },
+  'pipeline-min': { type: 'string' },
   'max-docs': { type: 'string' },
   'max-body-mb': { type: 'string' },
   log: { type: 'string' },
@@ -114,6 +119,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const k = kFlag(values.k, blockScheme)
   const batchSize = intFlag(values.batch, 'batch', 500, OPTION_LIMITS.batchSize.min, OPTION_LIMITS.batchSize.max)
   const maxQueued = intFlag(values['max-queue'], 'max-queue', 20_000, 1, 10_000_000)
+  const pipelineMin = intFlag(values['pipeline-min'], 'pipeline-min', 16, 1, 1_000_000)
   const maxDocuments = intFlag(values['max-docs'], 'max-docs', 10_000, 1, 1_000_000)
   const bodyLimit = intFlag(values['max-body-mb'], 'max-body-mb', 32, 1, 1024) * 2 ** 20
   const windowMs = values.window === undefined ? undefined : parseDuration(values.window)
@@ -151,6 +157,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
       maxDocuments,
       batchSize,
       maxQueued,
+      pipelineMin,
       logger: { level },
     })
     const stopped = new Promise<string>((done) => {

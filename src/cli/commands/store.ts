@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
-import { checkMemoryStore, repairMemoryStore, type MemoryStoreCheck } from '../../index.js'
+import { checkMemoryStore, repairMemoryStore } from '../../index.js'
+import type { MemoryStoreCheck } from '../../internal.js'
 import type { CliIO } from '../io.js'
 import { UsageError } from '../io.js'
 import { parse } from '../args.js'

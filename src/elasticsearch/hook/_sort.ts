@@ -6,7 +6,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch'
 import { DedupError, describeValue } from '../../errors.js'
-import { compareSortValue, type SortFieldValue } from '../_sort-order.js'
+import { compareSortValue, type SortFieldValue } from '../sort-order.js'
 
 /** One key of a sort: its name, direction, and where hits without a value go. */
 export interface SortKey {

@@ -32,6 +32,7 @@ export interface DedupSearchOptions {
   maxResultWindow?: number
 }
 
+/** The defaults of the `DedupSearchOptions` fields left out. */
 export const DEFAULT_DEDUP_SEARCH_OPTIONS = Object.freeze({
   maxDistance: 3,
   duplicates: 3,

@@ -26,7 +26,8 @@ import { hamming } from '../../fingerprint/hamming.js'
 import { ShownFingerprints, toFingerprint } from './fold.js'
 import { clusterKeyHash, decodeCursor, encodeCursor, requestHash } from './cursor.js'
 import { compareSortValues, defaultSort, parseSort, type SortKey } from './_sort.js'
-import { Redactor, itemError, shardsHint, toStoreError } from '../_errors.js'
+import { itemError, shardsHint, toStoreError } from '../failures.js'
+import { Redactor } from '../redaction.js'
 import { resolveDedupSearchOptions, type DedupSearchOptions, type ResolvedDedupSearchOptions } from './options.js'
 
 /**

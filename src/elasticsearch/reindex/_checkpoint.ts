@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { DedupError, describeValue } from '../../errors.js'
 import type { ReindexCounts } from './options.js'
 import type { SortValue } from './_sort.js'
-import { acquireLockFile, type DirLock } from '../../store/_lock.js'
+import { acquireLockFile, type DirLock } from '../../store/lock.js'
 
 /** Bumped when the checkpoint layout changes; another format is refused rather than guessed at. */
 export const CHECKPOINT_FORMAT = 1

@@ -1,10 +1,12 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
 import { DedupError } from '../../errors.js'
-import { DEDUP_PROPERTIES } from '../_mapping.js'
-import { Redactor, awaitPrimaries, displayUrl, statusOf, toStoreError, withRetries, type RetryPolicy } from '../_errors.js'
-import type { ElasticsearchAuth } from '../_options.js'
+import { DEDUP_PROPERTIES } from '../mapping.js'
+import { statusOf, toStoreError } from '../failures.js'
+import { Redactor, displayUrl } from '../redaction.js'
+import { awaitPrimaries, withRetries, type RetryPolicy } from '../retry.js'
+import type { ElasticsearchAuth } from '../options.js'
 import { fieldSort, type FieldSort } from './_sort.js'
-import { secretsOf } from '../_connection.js'
+import { secretsOf } from '../connection.js'
 
 /** Runs one request with retries on 429/5xx/unreachable; failures come out as DedupErrors. */
 export type Requester = <T>(action: string, index: string, fn: () => Promise<T>) => Promise<T>

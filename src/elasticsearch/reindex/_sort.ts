@@ -1,5 +1,5 @@
 import { DedupError } from '../../errors.js'
-import { compareSortValue } from '../_sort-order.js'
+import { compareSortValue } from '../sort-order.js'
 
 /** One value of a hit's `sort` array. */
 export type SortValue = string | number | boolean | null

@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch'
 import { DedupError } from '../../errors.js'
 import { causeStatus, type Requester } from './_es.js'
-import { isPartialAnswer } from '../_errors.js'
+import { isPartialAnswer } from '../failures.js'
 import { compareSortValues, type SortValue } from './_sort.js'
 
 /** One document read from the source. */

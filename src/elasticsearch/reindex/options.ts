@@ -2,7 +2,7 @@ import type { Client } from '@elastic/elasticsearch'
 import { DedupError, describeValue, integerOption } from '../../errors.js'
 import type { Layer, Rule } from '../../types.js'
 import { OPTION_LIMITS, type DeduplicatorOptions } from '../../engine/options.js'
-import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../_options.js'
+import type { ElasticsearchAuth, ElasticsearchStoreBaseOptions } from '../options.js'
 
 /** Which source fields hold a document's title, content and URL (dotted paths reach nested objects). */
 export interface ReindexFieldMap {
@@ -121,6 +121,7 @@ export const REINDEX_LIMITS = Object.freeze({
   workers: OPTION_LIMITS.workers,
 })
 
+/** The defaults of the `ReindexOptions` fields left out (their ranges: `REINDEX_LIMITS`). */
 export const DEFAULT_REINDEX_OPTIONS = Object.freeze({
   fields: Object.freeze({ title: 'title', content: 'content', url: 'url' }) as Readonly<ReindexFieldMap>,
   idField: '_id',

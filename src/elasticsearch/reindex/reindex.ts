@@ -169,7 +169,8 @@ async function run(o: ResolvedReindexOptions, options: ReindexOptions, ctx: RunC
     let client: Client
     if (options.client !== undefined) client = options.client
     else {
-      // The store owns the only runtime import of the client: open one on the source just for its connection.
+      // No client given: open a store on the source just for its connection, so the client is made in one
+      // place (`connect` in connection.ts: nodes, auth, CA file, version check) and closed with `boot`.
       boot = await createElasticsearchStore({
         node: options.node!,
         index: o.source,

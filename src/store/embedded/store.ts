@@ -6,12 +6,12 @@ import { DedupError, describeValue, integerOption } from '../../errors.js'
 import type { CandidateBounds, FingerprintStore, StagedPut } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
-import { acquireLock, type DirLock } from '../_lock.js'
+import { acquireLock, type DirLock } from '../lock.js'
 import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, missingLogError, truncateLog, type LogCheck, type LogDamage, type PayloadSink, type ReplayResult } from './_log.js'
 import { LogReader } from './_log-reader.js'
 import { RowCheck } from './_band-check.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
-import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../_validate.js'
+import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../validate.js'
 import { hexHi, hexLo } from './_bytes.js'
 import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
 
@@ -167,7 +167,7 @@ export interface MemoryStoreCheck {
  * 32-bit `seq` column (not re-measured).
  *
  * @example
- * const store = new MemoryStore()           // in memory only
+ * const store = await openMemoryStore()           // in memory only; `{ dir }` for a persistent one
  * await store.put([record])
  * const [found] = await store.candidates([{ fingerprint, blocks, minMatch: 1, maxDistance: 3 }])
  */

@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { errors } from '@elastic/elasticsearch'
 import { existsSync } from 'node:fs'
 import { run } from '../../../src/cli/main.js'
-import { Redactor, toStoreError } from '../../../src/elasticsearch/_errors.js'
+import { toStoreError } from '../../../src/elasticsearch/failures.js'
+import { Redactor } from '../../../src/elasticsearch/redaction.js'
 import { createProgress } from '../../../src/cli/progress.js'
 import { fakeIO } from '../../helpers/cli.js'
 import { ARTICLE_A } from '../../fixtures/articles.js'
@@ -179,14 +180,14 @@ describe('29.6 messages that name the cause', () => {
 describe('29.8 the Elasticsearch client: a declared range, checked', () => {
   test('@elastic/elasticsearch is an optional peer dependency (an embedded-only install has no @elastic/*), with the checked range', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, unknown>>
-    const { CLIENT_RANGE } = await import('../../../src/elasticsearch/_connection.js')
+    const { CLIENT_RANGE } = await import('../../../src/elasticsearch/connection.js')
     expect(pkg.dependencies!['@elastic/elasticsearch']).toBeUndefined()
     expect(pkg.peerDependencies!['@elastic/elasticsearch']).toBe(CLIENT_RANGE)
     expect(pkg.peerDependenciesMeta!['@elastic/elasticsearch']).toEqual({ optional: true })
   })
 
   test('a 9.x client is refused before any request, and the node\'s answer to one is explained', async () => {
-    const { checkClientVersion, installedClientVersion } = await import('../../../src/elasticsearch/_connection.js')
+    const { checkClientVersion, installedClientVersion } = await import('../../../src/elasticsearch/connection.js')
     expect(installedClientVersion()).toMatch(/^8\./)
     expect(() => checkClientVersion('8.19.2')).not.toThrow()
     expect(() => checkClientVersion('9.0.2')).toThrow(/needs the @elastic\/elasticsearch client 8\.x .*found 9\.0\.2.*npm install @elastic\/elasticsearch@8/)

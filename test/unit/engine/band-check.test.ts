@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test as plain } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { createAnalyzer, createDeduplicator, openMemoryStore, type BandCheck, type CandidateQuery, type FingerprintRecord, type FingerprintStore } from '../../../src/index.js'
+import {
+  createAnalyzer, createDeduplicator, openMemoryStore, type CandidateQuery, type FingerprintRecord, type FingerprintStore,
+} from '../../../src/index.js'
+import { type BandCheck } from '../../../src/internal.js'
 import { candidateQuery, matchCandidate } from '../../../src/engine/match.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer, minhashSimilarity } from '../../../src/fingerprint/minhash.js'
 import { copyStream, decided, runInBatches } from '../../helpers/rerun.js'

@@ -3,7 +3,8 @@
  * worker pool, decisions in input order once stored, the stop signal and the final refresh.
  */
 import { describe, expect, test } from 'vitest'
-import { createDeduplicator, formatDecision, openMemoryStore, runIndexJob, type Decision, type JobBatch, type JobDocument } from '../../../src/index.js'
+import { createDeduplicator, formatDecision, openMemoryStore, runIndexJob, type Decision, type JobDocument } from '../../../src/index.js'
+import { type JobBatch } from '../../../src/internal.js'
 import { parseJsonLine } from '../../../src/io/jsonl.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { createDeduplicator, openMemoryStore, type JsonlLine, type PortableAnalyzerOptions } from '../../../src/index.js'
+import { createDeduplicator, openMemoryStore } from '../../../src/index.js'
+import { type JsonlLine, type PortableAnalyzerOptions } from '../../../src/internal.js'
 import { parseJsonLine } from '../../../src/io/jsonl.js'
 import { createPreparePool } from '../../../src/engine/index.js'
 import { fromWorker } from '../../../src/engine/prepare-pool.js'

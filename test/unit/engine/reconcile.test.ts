@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { createDeduplicator, openMemoryStore, reconcile, deleteDocuments, matchCandidate, createAnalyzer, type FingerprintRecord, type FingerprintStore } from '../../../src/index.js'
+import {
+  createDeduplicator, openMemoryStore, reconcile, deleteDocuments, createAnalyzer, type FingerprintRecord, type FingerprintStore,
+} from '../../../src/index.js'
+import { matchCandidate } from '../../../src/internal.js'
 import { compareOrder } from '../../../src/engine/match.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../../fixtures/articles.js'
 import { TIED_SEQ_SEQUENTIAL, tiedSeqCopies } from '../../helpers/tied-seq.js'

@@ -1,22 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, describe, expect } from 'vitest'
+import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../../src/index.js'
 import { LOG_FILE } from '../../../src/store/embedded/_log.js'
 import { copyStream, decided, expectConsistent, runInBatches, storedDecisions } from '../../helpers/rerun.js'
+import { tempDirs } from '../../helpers/temp-dir.js'
 
 const analyzer = createAnalyzer()
-const dirs: string[] = []
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'simdup-rerun-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('simdup-rerun-')
 
 /** The clean run: one pass over `docs` into a fresh in-memory store. */
 async function cleanRun(docs: readonly InputDocument[], seed: number) {

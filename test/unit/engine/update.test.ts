@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { afterAll, describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import {
-  createAnalyzer, createDeduplicator, deleteDocuments, matchCandidate, openMemoryStore, reconcile,
-  type FingerprintRecord, type FingerprintStore, type InputDocument,
+  createAnalyzer, createDeduplicator, deleteDocuments, openMemoryStore, reconcile, type FingerprintRecord, type FingerprintStore, type InputDocument,
 } from '../../../src/index.js'
+import { matchCandidate } from '../../../src/internal.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C } from '../../fixtures/articles.js'
 import { copyStream, decided, expectConsistent, runInBatches, storedDecisions } from '../../helpers/rerun.js'
 import { mulberry32 } from '../../helpers/random.js'

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import {
-  createAnalyzer, createDeduplicator, deleteDocuments, hamming, minhashSimilarity, newestVersion, openMemoryStore, reconcile, versionHistory,
-  type FingerprintRecord, type FingerprintStore,
+  createAnalyzer, createDeduplicator, deleteDocuments, hamming, newestVersion, openMemoryStore, reconcile, versionHistory, type FingerprintRecord, type FingerprintStore,
 } from '../../../src/index.js'
+import { minhashSimilarity } from '../../../src/internal.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../../fixtures/articles.js'
 
 /** Issue 15, URL layer: the same URL with other content is a new version; the store holds which is newest. */

@@ -53,6 +53,10 @@ describe('Traditional → Simplified twins', () => {
     // 文件 (file) not Taiwan's 文件 (document). As many Simplified-only characters as Traditional-only ones.
     expect(toSimplified('简單易用的画圖程序')).toBe('简单易用的画图程序')
     expect(normalizeText('ext4 文件係统工具')).toBe('ext4 文件系统工具')
+    // One variant character whose Simplified form Traditional text writes too (麵 → 面) is no sign of
+    // Traditional text: 文件 stays 文件, not Taiwan's 文档.
+    expect(toSimplified('桌麵的文件管理器')).toBe('桌面的文件管理器')
+    expect(normalizeText('一個桌麵的文件管理器')).toBe('一个桌面的文档管理器') // 個: Traditional text
     // Traditional text keeps the vocabulary conversion, also with 台 (which both scripts write).
     expect(toSimplified('台灣的軟體與檔案')).toBe('台湾的软件与文件')
   })

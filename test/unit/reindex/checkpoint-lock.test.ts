@@ -1,5 +1,5 @@
 /**
- * The reindex checkpoint's lock (src/store/_lock.ts): an OS lock (flock(2)) on `<file>.lock` that a
+ * The reindex checkpoint's lock (src/store/lock.ts): an OS lock (flock(2)) on `<file>.lock` that a
  * live holder keeps and a dead one drops; without flock(1), the pid-file lock: a dead holder's lock
  * is taken over, a live one is refused with CONFLICT, and release never removes a lock that another
  * process has taken over since (the checkpoint's own copy did).
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
 import { lockCheckpoint } from '../../../src/elasticsearch/reindex/_checkpoint.js'
-import { usePidFileLock } from '../../../src/store/_lock.js'
+import { usePidFileLock } from '../../../src/store/lock.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {

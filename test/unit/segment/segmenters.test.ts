@@ -1,6 +1,7 @@
 /** Offline; the two segmenters on the whole Debian corpus: test/corpus/segmenters.test.ts. */
 import { describe, expect, test } from 'vitest'
-import { createJiebaWasmSegmenter, parseUserDict, parseStopWords } from '../../../src/index.js'
+import { createJiebaWasmSegmenter } from '../../../src/index.js'
+import { parseUserDict, parseStopWords } from '../../../src/internal.js'
 import { tryCreateNodeRsSegmenter } from '../../../src/segment/node-rs.js'
 
 describe('segmenters', () => {

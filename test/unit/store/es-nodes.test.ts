@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { describe, expect, test } from 'vitest'
 import { createElasticsearchStore } from '../../../src/elasticsearch/store.js'
-import { parseNodeUrls, resolveElasticsearchStoreOptions } from '../../../src/elasticsearch/_options.js'
+import { parseNodeUrls, resolveElasticsearchStoreOptions } from '../../../src/elasticsearch/options.js'
 
 /** A loopback port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {

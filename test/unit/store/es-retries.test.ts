@@ -9,7 +9,9 @@
 import { errors } from '@elastic/elasticsearch'
 import { describe, expect, test } from 'vitest'
 import { fc, test as fcTest } from '@fast-check/vitest'
-import { decisiveFailure, statusOf, toStoreError, withRetries, Redactor, isUnavailable } from '../../../src/elasticsearch/_errors.js'
+import { decisiveFailure, statusOf, toStoreError, isUnavailable } from '../../../src/elasticsearch/failures.js'
+import { Redactor } from '../../../src/elasticsearch/redaction.js'
+import { withRetries } from '../../../src/elasticsearch/retry.js'
 import { exitCodeOf } from '../../../src/cli/main.js'
 
 const RED_BODY = { error: { type: 'search_phase_execution_exception', reason: 'Search rejected due to missing shards [[news][1]]' }, status: 503 }

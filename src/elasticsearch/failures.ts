@@ -1,64 +1,9 @@
-import { errors, type Client } from '@elastic/elasticsearch'
+import type { errors } from '@elastic/elasticsearch'
+import { elastic } from './client.js'
 import { DedupError } from '../errors.js'
+import { displayUrl, type Redactor } from './redaction.js'
 
-/** Credentials the store was given, in every form they could show up in text. */
-export class Redactor {
-  private readonly secrets: string[]
-
-  /** @param secrets passwords, API keys, `user:pass` pairs; their base64 forms are added. */
-  constructor(secrets: readonly (string | undefined | null)[]) {
-    const all = new Set<string>()
-    for (const s of secrets) {
-      // Very short "secrets" would redact ordinary words; such credentials are not worth hiding.
-      if (typeof s !== 'string' || s.length < 3) continue
-      all.add(s)
-      all.add(encodeURIComponent(s))
-      all.add(Buffer.from(s).toString('base64'))
-    }
-    // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...all].sort((a, b) => b.length - a.length)
-  }
-
-  /** `text` with every known secret and any `user:password@` in a URL replaced. */
-  text(text: string): string {
-    let out = text.replace(/(\/\/)[^/@\s]*:[^/@\s]*@/g, '$1[redacted]@')
-    for (const s of this.secrets) out = out.split(s).join('[redacted]')
-    return out
-  }
-
-  /**
-   * Redacts `err` and its causes in place (message and stack), so logging the error, inspecting
-   * it or printing its cause chain never shows a credential. The client already masks its own
-   * `authorization` headers; this also covers messages that quote a URL or a key.
-   */
-  error<T>(err: T): T {
-    const seen = new Set<unknown>()
-    let e: unknown = err
-    while (e instanceof Error && !seen.has(e)) {
-      seen.add(e)
-      const message = this.text(e.message)
-      if (message !== e.message) e.message = message
-      if (typeof e.stack === 'string') {
-        const stack = this.text(e.stack)
-        if (stack !== e.stack) e.stack = stack
-      }
-      e = e.cause
-    }
-    return err
-  }
-}
-
-/** The node URL without credentials, for messages. @example displayUrl('http://u:p@h:9200/') // 'http://h:9200' */
-export function displayUrl(node: string): string {
-  try {
-    const u = new URL(node)
-    u.username = ''
-    u.password = ''
-    return u.origin + (u.pathname === '/' ? '' : u.pathname)
-  } catch {
-    return new Redactor([]).text(node)
-  }
-}
+// Reading the client's failures: unreachable or answered, retryable or not, partial answers refused, and the DedupError each becomes.
 
 /** Client errors that mean "no answer from the cluster", by name. */
 const UNAVAILABLE = new Set(['ConnectionError', 'NoLivingConnectionsError', 'TimeoutError'])
@@ -84,7 +29,7 @@ export function answerOf(err: unknown): unknown {
   if (!isUnavailable(err)) return err
   const meta = (err as { meta?: { statusCode?: unknown; body?: unknown } }).meta
   if (typeof meta?.statusCode !== 'number' || meta.statusCode <= 0) return err
-  return new errors.ResponseError(meta as ConstructorParameters<typeof errors.ResponseError>[0])
+  return new elastic.errors.ResponseError(meta as ConstructorParameters<typeof errors.ResponseError>[0])
 }
 
 /**
@@ -171,64 +116,6 @@ export function shardsHint(err: unknown): string {
   return isShardsUnavailable(err) ? ` ${SHARDS_HINT}` : ''
 }
 
-/** How often and how patiently to retry. */
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  retries: number
-  /** First back-off in ms; doubled each retry, ±25 % jitter. */
-  backoffMs: number
-  /** Before retrying a 503 or a partial answer (see wholeAnswer): wait until the shards are back, or give up waiting. */
-  awaitShards?: () => Promise<void>
-}
-
-/**
- * Waits until every primary of `index` has a live copy (cluster health yellow), up to a minute, as
- * Elasticsearch gives a bulk write to such a shard: the `awaitShards` of a red index. Asked in
- * waits of half the client's request timeout (undici ends a request there, whatever the request's
- * own timeout says), repeated while the health answers "timed out" (408). Never throws: the retry
- * that follows tells whether the shards came back.
- */
-export async function awaitPrimaries(client: Client, index: string): Promise<void> {
-  const slice = halfRequestTimeout(client)
-  const until = Date.now() + 60_000
-  for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
-    try {
-      await client.cluster.health({ index, wait_for_status: 'yellow', timeout: `${Math.min(slice, left)}ms` })
-      return
-    } catch (err) {
-      if (statusOf(err) !== 408) return
-    }
-  }
-}
-
-/**
- * Half the client's request timeout in ms (the store's own client: `requestTimeoutMs`; a caller's:
- * its own): how long a request may ask Elasticsearch to wait and still get its answer.
- */
-export function halfRequestTimeout(client: Client): number {
-  return Math.max(1, Math.floor((client.connectionPool.connections[0]?.timeout ?? 30_000) / 2))
-}
-
-/** Delay before retry number `attempt` (0-based). */
-export function backoffDelay(policy: RetryPolicy, attempt: number): number {
-  const base = policy.backoffMs * 2 ** attempt
-  return Math.round(base * (0.75 + Math.random() * 0.5))
-}
-
-/**
- * The pause before retry number `attempt` (0-based) of a request or of bulk items that failed with
- * `failures`: the back-off, and, when one of them found shards without a started copy
- * (`isShardsUnavailable`: a red index), the wait for the primaries as well (`awaitShards`).
- */
-export async function pauseBeforeRetry(policy: RetryPolicy, attempt: number, failures: readonly unknown[]): Promise<void> {
-  await Promise.all([sleep(backoffDelay(policy, attempt)), failures.some(isShardsUnavailable) ? policy.awaitShards?.() : undefined])
-}
-
-/** Resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
 /** An answer some shards did not give (a red index, a point in time that lost a node's contexts), as a 503. */
 class PartialAnswerError extends Error {
   override name = 'ResponseError'
@@ -299,29 +186,11 @@ export function wholeAnswer<T>(res: T): T {
 }
 
 /**
- * Runs `fn`, retrying retryable failures with exponential back-off, and waiting for the shards
- * (`awaitShards`) after a 503 or a partial answer (see wholeAnswer, a failure too); rejects with
- * the failure that decides (`decisiveFailure`): the last one a node answered.
- */
-export async function withRetries<T>(policy: RetryPolicy, fn: () => Promise<T>): Promise<T> {
-  const failures: unknown[] = []
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return wholeAnswer(await fn())
-    } catch (err) {
-      failures.push(err)
-      if (attempt >= policy.retries || !isRetryable(err)) throw decisiveFailure(failures)
-      await pauseBeforeRetry(policy, attempt, [err])
-    }
-  }
-}
-
-/**
  * An item-level error of a multi-request (one `_msearch` search, one bulk item) as the client's own
  * ResponseError of that status, so retries (429, 5xx) and wrapping treat it like a failed request.
  */
 export function itemError(status: number, error: unknown): errors.ResponseError {
-  return new errors.ResponseError({ body: { error, status }, statusCode: status, headers: {}, warnings: null, meta: {} as never })
+  return new elastic.errors.ResponseError({ body: { error, status }, statusCode: status, headers: {}, warnings: null, meta: {} as never })
 }
 
 export function errorType(error: unknown): string {

@@ -83,11 +83,12 @@ export interface ElasticsearchStoreBaseOptions {
   /** First back-off before a retry in ms, doubled each time. @default 200 (range 0–60 000) */
   backoffMs?: number
   /**
-   * How long a put stays in the pending list that `candidates` merges in (see PendingWrites).
-   * @default 2 × the index's refresh_interval, at least 5 000 ms; until `refresh()` when the interval is -1
+   * Age of the oldest put in the pending list that `candidates` merges in (see PendingWrites) after
+   * which the next lookup first refreshes the index (an entry leaves the list only by a refresh that
+   * shows it; 0 turns the list off). @default 2 × the index's refresh_interval, at least 5 000 ms; none when the interval is -1
    */
   pendingTtlMs?: number
-  /** Cap on the pending list; the oldest entries go first (0 turns the list off). @default 50 000 */
+  /** Size of the pending list at which the store refreshes the index to empty it (0 turns the list off). @default 50 000 */
   maxPending?: number
   /**
    * Cap on the heap of the hot band cache (the newest records of hot MinHash band terms, kept

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { Client, ClusterConnectionPool, type ClientOptions } from '@elastic/elasticsearch'
+import type { Client, ClientOptions } from '@elastic/elasticsearch'
+import { elastic } from './client.js'
 import { DedupError, describeValue } from '../errors.js'
-import { Redactor, displayUrl } from './_errors.js'
-import { parseNodeUrls, type ElasticsearchAuth, type ElasticsearchStoreOptions, type ResolvedElasticsearchStoreOptions } from './_options.js'
+import { Redactor, displayUrl } from './redaction.js'
+import { parseNodeUrls, type ElasticsearchAuth, type ElasticsearchStoreOptions, type ResolvedElasticsearchStoreOptions } from './options.js'
 
 /** The client a store talks through, how its node(s) show in messages, and the credentials to keep out of them. */
 export interface Connection {
@@ -73,7 +74,7 @@ export function connect(options: ElasticsearchStoreOptions<Client>, resolved: Re
       // The client also marks a node dead when it answers 503, which a live node does for a red
       // index; the default weighted pool can then find no node at all ("no living connections")
       // for a minute. This pool tries every node when all are marked dead.
-      ConnectionPool: ClusterConnectionPool,
+      ConnectionPool: elastic.ClusterConnectionPool,
       requestTimeout: resolved.requestTimeoutMs,
     }
     if (options.auth !== undefined) clientOptions.auth = options.auth
@@ -85,7 +86,7 @@ export function connect(options: ElasticsearchStoreOptions<Client>, resolved: Re
       }
     }
     try {
-      client = new Client(clientOptions)
+      client = new elastic.Client(clientOptions)
     } catch (cause) {
       throw new DedupError('INVALID_OPTION', redactor.text(`Cannot configure an Elasticsearch client for ${node}.`), { cause: redactor.error(cause) })
     }
