@@ -161,6 +161,28 @@ export function exactUnderCuts(match: Match | null, cuts: Cuts): boolean {
   return true
 }
 
+/**
+ * Whether the band route's records (MinHash bands and the short-text prefix terms riding with them)
+ * take part in a decision, given `match`, the best match of the key and block routes alone: not
+ * when it outranks every MinHash-rule match (`outranksMinhash`). A record only the band route
+ * brings cannot beat it then (equal content means equal fingerprints, a shared URL or title key
+ * comes through the key route, every record within `maxDistance` shares a block, and the band
+ * route's own rules rank below), so the decision is that of the key and block routes. One rule for
+ * every decision, whichever records a lookup or the documents of a batch happened to bring:
+ * counted in the bounds wherever present, a band record would be named in one run and not in
+ * another (`previousVersion` sees the newest record of d's URL either way: the key route keeps
+ * it). The cuts of the key and block routes are checked as ever (`exactUnderCuts`).
+ */
+export function bandsDecide(match: Match | null): boolean {
+  return match === null || !outranksMinhash(match)
+}
+
+/** The query without its band terms: the key and block routes alone (`bandsDecide`). */
+export function withoutBands(q: CandidateQuery): CandidateQuery {
+  const { bands: _bands, ...out } = q
+  return out
+}
+
 /** No bound at all: the bounds of an exhaustive lookup (`CandidateQuery.exhaustive`). */
 export const UNBOUNDED: CandidateBounds = { perKey: Number.POSITIVE_INFINITY, perBand: Number.POSITIVE_INFINITY }
 

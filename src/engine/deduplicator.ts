@@ -2,12 +2,12 @@ import type { BandCheck, CandidateQuery, Decision, FingerprintRecord, InputDocum
 import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex, hamming } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, previousVersion, type Match, type MatchSubject } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { Overlay, pastStale, reelect, sameContent } from './_reelect.js'
-import { UNBOUNDED, boundCandidates, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
+import { UNBOUNDED, bandsDecide, boundCandidates, exactUnderCuts, noCuts, withoutBands, type Cuts } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer } from '../fingerprint/minhash.js'
@@ -214,26 +214,27 @@ export class Deduplicator {
       // once this batch has moved a stored record (an update) or re-pointed one, those cuts may
       // have left out a member the clusters now held keep (a clean run, deciding d after that
       // change, would keep it). Then every candidate, bounded here by the clusters as they are now.
-      // As on the usual path, the band route's records join only where they may matter: kept, an
-      // earlier one of equal rank would be named instead.
       const restale = bounds.perCluster !== undefined && (moved.size > 0 || repointed.length > 0 || relabeled)
       const all = restale ? (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? [] : []
       if (restale) whole = !split
       // The store's side as its key and block routes (and, unsplit, band route) would answer now.
       let found = restale ? [...boundCandidates(split ? withoutBands(q) : q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(fromStore[i] ?? [])
+      // The rule of `choose`, with the band route's records read only when they decide: the key
+      // and block routes first (band records a lookup or the batch brought left out), then, where
+      // those give no match that outranks the band route's (`bandsDecide`), every route.
       const cuts = noCuts()
-      let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts)
-      if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = restale ? [...boundCandidates(q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
+      let { keep, match } = chooseOnce(subject, withoutBands(q), found, earlier, batchIds, bounds, o, cuts)
+      if (q.bands !== undefined && bandsDecide(match)) {
+        if (!whole) found = restale ? [...boundCandidates(q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
         Object.assign(cuts, noCuts())
-        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o, cuts))
+        ;({ keep, match } = chooseOnce(subject, q, found, earlier, batchIds, bounds, o, cuts))
       }
       // A bound may change which earlier member of the cluster is named, never the cluster nor
       // duplicate/unique: when a left-out record could, the document is decided on every candidate.
       if (!exactUnderCuts(match, cuts)) {
         this.stats.exhaustive++
         found = restale ? all : (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
-        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, UNBOUNDED, o))
+        ;({ keep, match } = chooseOnce(subject, q, found, earlier, batchIds, UNBOUNDED, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
       // version of it (first-insertion order, so a re-run gives the same answer).
@@ -428,12 +429,29 @@ interface Filtered {
 }
 
 /**
+ * A decision on candidates that hold the band route's records already (`found`: a whole answer,
+ * as `reelect` and `reconcile` read), by the rule every decision follows, so that a run, a re-run
+ * with other batches, an update's re-decisions and reconcile name the same record: the key and
+ * block routes decide (bounded, `chooseOnce`), and the band route's records join only where those
+ * give no match that outranks them (`bandsDecide`). With `cuts`, those of the last step.
+ */
+export function choose(
+  subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
+  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions, cuts?: Cuts,
+): { keep: Set<FingerprintRecord>; match: Match | null } {
+  const out = chooseOnce(subject, withoutBands(q), found, earlier, batchIds, bounds, o, cuts)
+  if (q.bands === undefined || !bandsDecide(out.match)) return out
+  if (cuts !== undefined) Object.assign(cuts, noCuts())
+  return chooseOnce(subject, q, found, earlier, batchIds, bounds, o, cuts)
+}
+
+/**
  * The candidates a decision may use (`boundCandidates` over the stored and in-batch ones) and
  * the best verified match among them: stored candidates first, then the earlier documents of
  * the batch (bestMatch skips d's own id and whatever was first indexed after d); on a tie the
  * stored one wins.
  */
-export function choose(
+function chooseOnce(
   subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
   batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions, cuts?: Cuts,
 ): { keep: Set<FingerprintRecord>; match: Match | null } {
@@ -446,12 +464,6 @@ export function choose(
   const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
   if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
   return { keep, match }
-}
-
-/** The query without its band terms (the first lookup of a store with `CandidateBounds.blockRoute`). */
-function withoutBands(q: CandidateQuery): CandidateQuery {
-  const { bands: _bands, ...out } = q
-  return out
 }
 
 /**
@@ -503,40 +515,6 @@ function withBandRecords(found: FingerprintRecord[], banded: FingerprintRecord[]
 function mayOutrankMinhash(d: PreparedDocument, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
   for (const c of candidates) {
     if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
-  }
-  return false
-}
-
-/**
- * Whether the records the band route would add to `found` (a lookup without band terms) could
- * change d's decision; when not, they are never read. They cannot when the best match without
- * them outranks every MinHash-rule match (`outranksMinhash`) and no record the band route alone
- * brings can match d by a better rule or change what the bounds keep of those that can:
- * - equal content means equal fingerprints (one analyzer version), and every record within
- *   `maxDistance` is a block-route candidate already, unless the block route was cut at
- *   `blockRoute` records;
- * - every record sharing d's URL (title) key came through the key route: it returned fewer than
- *   `perKey`, and the bounds keep all of them, stored and in-batch (at most `perKey`), with or
- *   without the band records (whose per-term bound could otherwise keep one more or one fewer).
- * Such a best match then stays the best over the larger set, and `previousVersion` sees the
- * same records of d's URL.
- */
-function bandsMayMatter(
-  d: MatchSubject, match: Match | null, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
-  bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
-): boolean {
-  if (match === null || !outranksMinhash(match) || found.length >= bounds.blockRoute!) return true
-  const keys: ('urlHash' | 'titleHash')[] = []
-  if (o.layers.url && d.urlHash !== null) keys.push('urlHash')
-  if (o.layers.title && d.titleHash !== null) keys.push('titleHash')
-  for (const key of keys) {
-    const value = d[key]
-    let stored = 0
-    for (const r of found) if (r[key] === value) stored++
-    if (stored >= bounds.perKey) return true
-    let all = stored
-    for (const r of earlier) if (r[key] === value) all++
-    if (all > bounds.perKey) return true
   }
   return false
 }

@@ -1,5 +1,5 @@
 import { integerOption } from '../errors.js'
-import { UNBOUNDED, boundCandidates, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
+import { UNBOUNDED, bandsDecide, boundCandidates, exactUnderCuts, noCuts, withoutBands, type Cuts } from './_bounds.js'
 import type { CandidateQuery, FingerprintRecord, Layer } from '../types.js'
 import type { CandidateBounds } from '../store/store.js'
 import { choose } from './deduplicator.js'
@@ -89,14 +89,23 @@ export async function reconcile(dedup: Deduplicator, options: ReconcileOptions =
       // (order is then by id), and a later record of r's `seq` would take a slot of the newest
       // `maxPerBand` (or `perKey`) that the clean run gives an earlier record. Where a bound could
       // change the cluster or duplicate/unique (`exactUnderCuts`), every candidate, as a run does.
-      const bestOf = (r: FingerprintRecord, i: number, bounds: CandidateBounds, cuts?: Cuts): { best: Match | null; keep: Set<FingerprintRecord> } => {
+      // By the rule of a run (`choose`): the key and block routes, then the band route's records
+      // only where those give no match that outranks them (`bandsDecide`).
+      const bestOver = (r: FingerprintRecord, q: CandidateQuery, i: number, bounds: CandidateBounds, cuts?: Cuts): { best: Match | null; keep: Set<FingerprintRecord> } => {
         let best: Match | null = null
-        const keep = boundCandidates(queries[i]!, (found[i] ?? []).filter((c) => isEarlier(c, r)), bounds, cuts)
+        const keep = boundCandidates(q, (found[i] ?? []).filter((c) => isEarlier(c, r)), bounds, cuts)
         for (const c of keep) {
           const m = matchCandidate(r, c, o)
           if (m !== null && (best === null || compareMatches(m, best) < 0)) best = m
         }
         return { best, keep }
+      }
+      const bestOf = (r: FingerprintRecord, i: number, bounds: CandidateBounds, cuts?: Cuts): { best: Match | null; keep: Set<FingerprintRecord> } => {
+        const q = queries[i]!
+        const out = bestOver(r, withoutBands(q), i, bounds, cuts)
+        if (q.bands === undefined || !bandsDecide(out.best)) return out
+        if (cuts !== undefined) Object.assign(cuts, noCuts())
+        return bestOver(r, q, i, bounds, cuts)
       }
       const exact = !byCluster || clusterOf !== null
       const chosen = batch.map((r, i) => {
