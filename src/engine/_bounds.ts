@@ -136,7 +136,7 @@ export interface Cuts {
  *   nearer member failing says nothing of a farther one), so not exact;
  * - a band cut: a record only the band route brings can outrank `match` only by the MinHash or
  *   gram-set rules (a URL, content or SimHash-rule match shares a key or lies within the distance
- *   the block route covers: `bandsMayMatter`), so it matters only when `match` does not outrank
+ *   the block route covers: `bandsDecide`), so it matters only when `match` does not outrank
  *   those rules, and then only from another cluster;
  * - a block cut of cluster c ≠ match's at distance dc: its left-out members lie at dc or farther,
  *   so rank no better than a SimHash-rule match at dc (2000 + dc), or an exact match (1000) when

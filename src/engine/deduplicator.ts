@@ -117,7 +117,7 @@ export class Deduplicator {
     const resume = o.resume && docs.length > 0 ? await this.resumable(effective, before) : null
     const bounds = o.store.candidateBounds
     // A store that can answer band terms alone is asked for them only where they may matter
-    // (`bandsMayMatter`): the band route's reads and records are most of the MinHash route's cost.
+    // (`bandsDecide`): the band route's reads and records are most of the MinHash route's cost.
     const split = bounds.blockRoute !== undefined
     const first = (q: CandidateQuery): CandidateQuery => (split ? withoutBands(q) : q)
     const ask0 = queries.flatMap((_q, i) => (resume?.stored[i] === undefined ? [i] : []))
