@@ -11,7 +11,8 @@
 import { readFileSync } from 'node:fs'
 import { createDeduplicator, openMemoryStore } from '../../src/index.js'
 import { prepareItem } from '../../src/engine/prepare.js'
-import { figuresChanged, proseFacts, chromeFigures } from '../../src/fingerprint/figure-veto.js'
+import { figuresChanged } from '../../src/fingerprint/figure-veto.js'
+import { figureLines } from './_figure-lines.js'
 
 interface Row { id: string; duplicateOf: string | null; layer: string | null; content: string }
 const [pa, pb, run] = process.argv.slice(2)
@@ -26,19 +27,6 @@ const prep = (r: Row) => {
   if (!p.ok) throw new Error(p.reason)
   return p.doc
 }
-/** Figures of one line, as the veto hashes them (with neighbours). */
-const lineFigures = (line: string): number[] => [...proseFacts(line).figures].filter((_, i) => i % 2 === 0)
-function figureLines(x: string, y: string): string[] {
-  const fy = new Map<number, number>()
-  for (const l of y.split('\n')) for (const f of lineFigures(l)) fy.set(f, (fy.get(f) ?? 0) + 1)
-  const out: string[] = []
-  for (const l of x.split('\n')) {
-    const fs = lineFigures(l)
-    const only = fs.filter((f) => { const n = fy.get(f) ?? 0; if (n > 0) { fy.set(f, n - 1); return false } return true })
-    if (only.length > 0) out.push(`${chromeFigures(l) ? '[chrome] ' : ''}${l.slice(0, 160)}`)
-  }
-  return out
-}
 let n = 0
 for (const [id, a] of A) {
   const b = B.get(id)
@@ -50,8 +38,8 @@ for (const [id, a] of A) {
   const veto = figuresChanged(da.sketch, dc.sketch)
   console.log(`\n### ${id}: A ${a.duplicateOf ?? '-'} (${a.layer ?? ''})  B ${b.duplicateOf ?? '-'} (${b.layer ?? ''})  pair ${id}~${other} veto=${veto} len=${da.normalized.length}/${dc.normalized.length}`)
   if (showLines || veto) {
-    for (const l of figureLines(da.normalized, dc.normalized)) console.log(`  < ${l}`)
-    for (const l of figureLines(dc.normalized, da.normalized)) console.log(`  > ${l}`)
+    for (const l of figureLines(da.normalized, dc.normalized, 160)) console.log(`  < ${l}`)
+    for (const l of figureLines(dc.normalized, da.normalized, 160)) console.log(`  > ${l}`)
   }
 }
 console.log(`\n${n} documents decided differently`)

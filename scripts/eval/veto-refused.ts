@@ -9,25 +9,14 @@
 import { readFileSync } from 'node:fs'
 import { createDeduplicator, openMemoryStore } from '../../src/index.js'
 import { prepareItem } from '../../src/engine/prepare.js'
-import { figuresChanged, proseFacts, chromeFigures } from '../../src/fingerprint/figure-veto.js'
+import { figuresChanged } from '../../src/fingerprint/figure-veto.js'
+import { figureLines } from './_figure-lines.js'
 interface Row { id: string; duplicateOf: string | null; layer: string | null; content: string }
 const file = process.argv[2]!
 const rows = new Map(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row).map((r) => [r.id, r]))
 const store = await openMemoryStore()
 const o = createDeduplicator({ store }).options
 const prep = (r: Row) => { const p = prepareItem({ value: { id: r.id, content: r.content } } as never, o); if (!p.ok) throw new Error(p.reason); return p.doc }
-const lineFigures = (line: string): number[] => [...proseFacts(line).figures].filter((_, i) => i % 2 === 0)
-function figureLines(x: string, y: string): string[] {
-  const fy = new Map<number, number>()
-  for (const l of y.split('\n')) for (const f of lineFigures(l)) fy.set(f, (fy.get(f) ?? 0) + 1)
-  const out: string[] = []
-  for (const l of x.split('\n')) {
-    const fs = lineFigures(l)
-    const only = fs.filter((f) => { const n = fy.get(f) ?? 0; if (n > 0) { fy.set(f, n - 1); return false } return true })
-    if (only.length > 0) out.push(`${chromeFigures(l) ? '[chrome] ' : ''}${l.slice(0, 200)}`)
-  }
-  return out
-}
 let n = 0
 for (const r of rows.values()) {
   if (r.duplicateOf === null || r.layer === 'exact') continue
@@ -35,8 +24,8 @@ for (const r of rows.values()) {
   if (!figuresChanged(a.sketch, c.sketch)) continue
   n++
   console.log(`\n### ${r.id} ~ ${r.duplicateOf} (${r.layer}) len ${a.normalized.length}/${c.normalized.length}`)
-  for (const l of figureLines(a.normalized, c.normalized)) console.log(`  < ${l}`)
-  for (const l of figureLines(c.normalized, a.normalized)) console.log(`  > ${l}`)
+  for (const l of figureLines(a.normalized, c.normalized, 200)) console.log(`  < ${l}`)
+  for (const l of figureLines(c.normalized, a.normalized, 200)) console.log(`  > ${l}`)
 }
 console.log(`\n${n} matched pairs vetoed`)
 await store.close()
