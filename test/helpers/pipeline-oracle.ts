@@ -9,6 +9,7 @@ import { normalizeContent, stripAttribution } from '../../src/normalize/index.js
 import { contentKey } from '../../src/fingerprint/hash.js'
 import { TermTable } from '../../src/fingerprint/_term-table.js'
 import { SHORT_GRAM_MAX_CHARS, gramSet } from '../../src/fingerprint/short-grams.js'
+import { FIGURE_VETO_MAX_CHARS, withFigures } from '../../src/fingerprint/figure-veto.js'
 
 export const seg = defaultSegmenter()
 export const idf = defaultIdf()
@@ -30,7 +31,8 @@ export function reference(content: string) {
     simhash: fingerprintToHex(simhash(terms)),
     short,
     contentHash: contentKey(normalized),
-    sketch: grams !== null ? grams.sketch : short ? termSetSketch(terms) : (minhash?.sketch ?? null),
+    // A long-route text of few content characters carries its figures after the MinHash bits (the figure veto).
+    sketch: grams !== null ? grams.sketch : short ? termSetSketch(terms) : minhash === null ? null : chars <= FIGURE_VETO_MAX_CHARS ? withFigures(minhash.sketch, normalized) : minhash.sketch,
     bands: grams !== null ? grams.terms : (minhash?.bands ?? []),
   }
 }
