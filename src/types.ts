@@ -103,6 +103,12 @@ export interface CandidateQuery {
    */
   allBands?: boolean
   /**
+   * Every record of every route, without any of the store's bounds (`CandidateBounds`): asked
+   * when a decision on bounded candidates could differ from the unbounded one in cluster or in
+   * duplicate/unique (`exactUnderCuts`). Implies `allBands`. @default false
+   */
+  exhaustive?: boolean
+  /**
    * Ids whose records the caller already holds (from an earlier lookup of this document): a store
    * may leave them out of the answer. They still count towards every bound, as if returned.
    */

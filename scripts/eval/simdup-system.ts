@@ -16,7 +16,8 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
   return {
     name,
     async run(docs) {
-      const store = await openMemoryStore()
+      // SIMDUP_EVAL_STORE_OPTIONS: the embedded store's options (JSON), e.g. bounds off for a brute-force comparison.
+      const store = await openMemoryStore(JSON.parse(process.env.SIMDUP_EVAL_STORE_OPTIONS ?? '{}') as Parameters<typeof openMemoryStore>[0])
       const dedup = createDeduplicator({ ...options, store })
       const out = []
       const dump = process.env.SIMDUP_EVAL_DUMP
@@ -28,6 +29,9 @@ export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptio
         for (const x of decisions) out.push({ id: x.id ?? '', duplicateOf: x.duplicateOf, clusterId: x.clusterId ?? x.id ?? '', ...(x.supersedes === undefined ? {} : { supersedes: x.supersedes }), ...(x.status === 'rejected' ? { rejected: true } : {}) })
       }
       await store.close()
+      // SIMDUP_EVAL_DECISIONS=file: every decision of every run appended as JSONL (to diff two versions' decisions).
+      const decisionsFile = process.env.SIMDUP_EVAL_DECISIONS
+      if (decisionsFile !== undefined && decisionsFile !== '') appendFileSync(decisionsFile, out.map((x) => JSON.stringify(x)).join('\n') + '\n')
       return out
     },
   }

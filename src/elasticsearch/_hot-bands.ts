@@ -38,6 +38,10 @@ export class HotBandCache {
    * @param maxTerms cap on entries, oldest dropped first.
    * @param now clock in ms.
    * @param maxBytes cap on the estimated heap of entries and records (`bytes`), oldest entries dropped first.
+   * @param perCluster bounded by cluster (`CandidateBounds.perCluster`): an entry holds the `size`
+   *   clusters first indexed first among the term's records, `perCluster` first records of each
+   *   (what `hotBandSearches` asks), and a new record joins only where it belongs to those; 0: the
+   *   newest `size` records.
    */
   constructor(
     private readonly size: number,
@@ -45,6 +49,7 @@ export class HotBandCache {
     private readonly maxTerms: number,
     private readonly now: () => number = Date.now,
     private readonly maxBytes: number = Number.POSITIVE_INFINITY,
+    private readonly perCluster = 0,
   ) {}
 
   /** Estimated heap of the live entries and the distinct records they hold, in bytes. */
@@ -79,7 +84,7 @@ export class HotBandCache {
     for (const r of searched) byId.set(r.id, r)
     // The unseen copy is the newer write of its id.
     for (const r of unseen) byId.set(r.id, r)
-    const records = [...byId.values()].sort(newestFirst).slice(0, this.size).map((r) => this.hold(r))
+    const records = this.select([...byId.values()]).map((r) => this.hold(r))
     for (const r of records) if ((r.seq ?? 0) > this.maxSeq) this.maxSeq = r.seq!
     const old = this.entries.get(term)
     if (old !== undefined) this.drop(term, old.records)
@@ -106,12 +111,32 @@ export class HotBandCache {
       for (const term of new Set(r.bands ?? [])) {
         const e = this.entries.get(term)
         if (e === undefined) continue
+        if (this.perCluster > 0) {
+          // After every record held (its number is above them all): it joins when its cluster is
+          // held with fewer than `perCluster`, or is new while fewer than `size` are held.
+          const kept = this.select([...e.records, r])
+          if (kept.includes(r)) e.records = kept.map((x) => (x === r ? this.hold(r) : x))
+          continue
+        }
         // Newest of all: in front, the oldest beyond the size dropped.
         e.records.unshift(this.hold(r))
         if (e.records.length > this.size) this.release(e.records.pop()!)
       }
     }
     this.prune()
+  }
+
+  /** What an entry holds of a term's records (see the constructor). */
+  private select(records: FingerprintRecord[]): FingerprintRecord[] {
+    if (this.perCluster === 0) return records.sort(newestFirst).slice(0, this.size)
+    const groups = new Map<string, FingerprintRecord[]>()
+    for (const r of records.sort(oldestFirst)) {
+      const g = groups.get(r.clusterId)
+      if (g === undefined) groups.set(r.clusterId, [r])
+      else if (g.length < this.perCluster) g.push(r)
+    }
+    // Map order: by each cluster's first record.
+    return [...groups.values()].slice(0, this.size).flat()
   }
 
   /** Drops every entry (deletes, another writer). */
@@ -213,4 +238,8 @@ function newestFirst(a: FingerprintRecord, b: FingerprintRecord): number {
   const sb = b.seq ?? Number.POSITIVE_INFINITY
   if (sa !== sb) return sb - sa
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+}
+
+function oldestFirst(a: FingerprintRecord, b: FingerprintRecord): number {
+  return newestFirst(b, a)
 }

@@ -2,6 +2,7 @@ import type { CandidateQuery, FingerprintRecord } from '../types.js'
 import { popcount64 } from '../fingerprint/hamming.js'
 import { BLOCK_SET_FIELDS, CANDIDATE_SOURCE, asksBlockSets, blockSets, distinctBlocks, matchesCandidateQuery, queryKeys, type BlockSetFormat } from './_query.js'
 import { KeyPostings } from './_keys.js'
+import { compareOrder } from '../engine/match.js'
 
 /**
  * Batched candidate lookups. Each search costs Elasticsearch a fixed overhead (parse, context,
@@ -249,7 +250,7 @@ export interface HotBandSearch {
 
 /** The hot band searches `lookups` need, by key, each with its `_msearch` body (newest first). */
 export function hotBandSearches(
-  lookups: readonly Lookup[], hot: ReadonlySet<string>, maxPerBand: number, seqFloor = Number.POSITIVE_INFINITY,
+  lookups: readonly Lookup[], hot: ReadonlySet<string>, maxPerBand: number, seqFloor = Number.POSITIVE_INFINITY, perCluster = 0,
 ): Map<string, HotBandSearch> {
   const out = new Map<string, HotBandSearch>()
   for (const l of lookups) {
@@ -263,12 +264,36 @@ export function hotBandSearches(
       if (bound !== undefined) filter.push({ range: { 'dedup.seq': { lte: bound } } })
       // Newest by first-insertion order, not by wall clock: a re-run re-writes indexed_at.
       const sort = [{ 'dedup.seq': { order: 'desc', unmapped_type: 'long', missing: '_last' } }, { 'dedup.indexed_at': 'desc' }]
-      const body = { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: CANDIDATE_SOURCE }
+      const body = perCluster > 0
+        ? clusterCollapsedBody(filter, maxPerBand, perCluster)
+        : { query: { bool: { filter } }, size: maxPerBand + 1, sort, track_total_hits: false, _source: CANDIDATE_SOURCE }
       out.set(key, { term, open: q.since === undefined && bound === undefined, body })
     }
   }
   return out
 }
+
+/**
+ * A hot term's search bounded by cluster (`CandidateBounds.perCluster`): its records collapsed by
+ * cluster, the `maxPerBand + 1` clusters first indexed first (by their first record) with their
+ * `perCluster + 1` first records each (one more of each in case a lookup excludes its own id):
+ * every record the bound keeps for any lookup with the term, a cluster of thousands of copies
+ * read as a few records. The records are in the groups' `inner_hits` (`msearch` flattens them).
+ */
+function clusterCollapsedBody(filter: Record<string, unknown>[], maxPerBand: number, perCluster: number): Record<string, unknown> {
+  const oldest = [{ 'dedup.seq': { order: 'asc', unmapped_type: 'long', missing: '_last' } }, { 'dedup.id': 'asc' }]
+  return {
+    query: { bool: { filter } },
+    size: maxPerBand + 1,
+    sort: oldest,
+    collapse: { field: 'dedup.cluster_id', inner_hits: { name: CLUSTER_HITS, size: perCluster + 1, sort: oldest, _source: CANDIDATE_SOURCE } },
+    track_total_hits: false,
+    _source: false,
+  }
+}
+
+/** Name of the `inner_hits` of a search collapsed by cluster. */
+export const CLUSTER_HITS = 'cluster'
 
 /**
  * Adds to each lookup's answer (`out[at]`) the newest `maxPerBand` records of each of its hot band
@@ -277,8 +302,11 @@ export function hotBandSearches(
  */
 export function addHotBandCandidates(
   out: FingerprintRecord[][], lookups: readonly Lookup[], hot: ReadonlySet<string>, hits: ReadonlyMap<string, readonly FingerprintRecord[]>,
-  maxPerBand: number, limit: number, seqFloor = Number.POSITIVE_INFINITY,
+  maxPerBand: number, limit: number, seqFloor = Number.POSITIVE_INFINITY, perCluster = 0,
 ): void {
+  // Bounded by cluster, an answer holds only what the bound may keep: all of it is added (the
+  // engine's bound then picks), but the lookup's own id.
+  const per = perCluster > 0 ? Number.POSITIVE_INFINITY : maxPerBand
   for (const l of lookups) {
     const q = l.query
     if (q.bands === undefined || !q.bands.some((b) => hot.has(b))) continue
@@ -288,7 +316,7 @@ export function addHotBandCandidates(
       if (!hot.has(term)) continue
       let taken = 0
       for (const r of hits.get(hotKey(term, q.since, seqBoundOf(q, seqFloor))) ?? []) {
-        if (taken >= maxPerBand || answer.length >= limit) break
+        if (taken >= per || answer.length >= limit) break
         if (r.id === q.excludeId) continue
         taken++
         if (have.has(r.id)) continue
@@ -308,8 +336,9 @@ export function addHotBandCandidates(
  * the pending records (put, not yet searchable), so a term brings at most `maxPerBand` of those
  * besides its newest searchable ones (pending records are the last seconds of writes).
  */
-export function boundBandTerms(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number): FingerprintRecord[] {
+export function boundBandTerms(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number, perCluster = 0): FingerprintRecord[] {
   if (q.bands === undefined || q.bands.length === 0 || matches.length === 0) return [...matches]
+  if (perCluster > 0) return boundBandTermsByCluster(matches, q, maxPerBand, perCluster)
   const noBands: CandidateQuery = { ...q, bands: [] }
   const keys = queryKeys(noBands)
   const pc = popcount64(q.fingerprint)
@@ -341,4 +370,30 @@ export function boundBandTerms(matches: readonly FingerprintRecord[], q: Candida
     if (keep) out.push(r)
   }
   return out
+}
+
+/**
+ * `boundBandTerms` bounded by cluster (`CandidateBounds.perCluster`): a record matching only by
+ * band terms stays when, for one of them, its cluster is among the `maxPerBand` clusters first
+ * indexed first among `matches` with the term and it among the `perCluster` first of its cluster.
+ */
+function boundBandTermsByCluster(matches: readonly FingerprintRecord[], q: CandidateQuery, maxPerBand: number, perCluster: number): FingerprintRecord[] {
+  const noBands: CandidateQuery = { ...q, bands: [] }
+  const pc = popcount64(q.fingerprint)
+  const keep = new Set<FingerprintRecord>()
+  for (const r of matches) if (matchesCandidateQuery(r, noBands, pc)) keep.add(r)
+  for (const term of new Set(q.bands)) {
+    const groups = new Map<string, FingerprintRecord[]>()
+    for (const r of matches) {
+      if (r.bands === undefined || !r.bands.includes(term)) continue
+      const g = groups.get(r.clusterId)
+      if (g === undefined) groups.set(r.clusterId, [r])
+      else g.push(r)
+    }
+    const ordered = [...groups.values()]
+    for (const g of ordered) g.sort(compareOrder)
+    ordered.sort((a, b) => compareOrder(a[0]!, b[0]!))
+    for (const g of ordered.slice(0, maxPerBand)) for (const r of g.slice(0, perCluster)) keep.add(r)
+  }
+  return matches.filter((r) => keep.has(r))
 }

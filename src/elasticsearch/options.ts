@@ -72,6 +72,12 @@ export interface ElasticsearchStoreBaseOptions {
    * many documents does not cost each lookup thousands of hits. @default 4 (range 1–1000)
    */
   maxPerBand?: number
+  /**
+   * Bounds by cluster (see `CandidateBounds.perCluster`): most records of one cluster a band term
+   * adds to an answer (those first indexed first); `maxPerBand` then counts a term's clusters (a hot
+   * term is asked apart with its records collapsed by cluster). 0: no bound by cluster. @default 0 (range 0–1000; the two-writer reconcile tests hold only without it: a known open point)
+   */
+  maxPerCluster?: number
   /** Retries of a request (or of the documents in a bulk) that failed with 429, 5xx or no connection. @default 3 (range 0–10) */
   retries?: number
   /** First back-off before a retry in ms, doubled each time. @default 200 (range 0–60 000) */
@@ -135,6 +141,7 @@ export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
   msearchSize: 500,
   maxCandidates: 1000,
   maxPerBand: 4,
+  maxPerCluster: 0,
   retries: 3,
   backoffMs: 200,
   maxPending: 50_000,
@@ -157,6 +164,8 @@ export interface ResolvedElasticsearchStoreOptions {
   readonly msearchSize: number
   readonly maxCandidates: number
   readonly maxPerBand: number
+  /** 0: none. */
+  readonly maxPerCluster: number
   readonly retries: number
   readonly backoffMs: number
   readonly pendingTtlMs: number | undefined
@@ -253,6 +262,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     msearchSize: integerOption('msearchSize', o.msearchSize, 1, 10_000),
     maxCandidates: integerOption('maxCandidates', o.maxCandidates, 1, 10_000, ' Larger pages exceed the default `index.max_result_window`.'),
     maxPerBand: integerOption('maxPerBand', o.maxPerBand, 1, 1000),
+    maxPerCluster: integerOption('maxPerCluster', o.maxPerCluster, 0, 1000),
     retries: integerOption('retries', o.retries, 0, 10),
     backoffMs: integerOption('backoffMs', o.backoffMs, 0, 60_000),
     pendingTtlMs,

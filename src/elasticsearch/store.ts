@@ -9,7 +9,7 @@ import { PendingWrites } from './_pending.js'
 import { HotBandCache } from './_hot-bands.js'
 import {
   UNION_PAGE, addHotBandCandidates,
-  assignCandidates, boundBandTerms, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
+  CLUSTER_HITS, assignCandidates, boundBandTerms, bandFrequencyRequest, bandTermsOf, groupLookups, hotBandSearches, hotBandTerms, unionSearchBody, withoutBands,
   type Lookup,
 } from './_lookup.js'
 import { MAX_SEQ, checkQuery, checkUrlQuery, isSeq, recordProblem } from '../store/validate.js'
@@ -58,7 +58,11 @@ export interface ElasticsearchStore extends FingerprintStore {
 }
 
 /** The parts of a candidates `_msearch` answer the store reads (index names, scores, sort values dropped). */
-const MSEARCH_FILTER_PATH = ['responses.hits.hits._id', 'responses.hits.hits._source', 'responses.error', 'responses.status']
+const MSEARCH_FILTER_PATH = [
+  'responses.hits.hits._id', 'responses.hits.hits._source', 'responses.error', 'responses.status',
+  // A hot band term's search collapsed by cluster (`hotBandSearches`): its records are the groups'.
+  `responses.hits.hits.inner_hits.${CLUSTER_HITS}.hits.hits._id`, `responses.hits.hits.inner_hits.${CLUSTER_HITS}.hits.hits._source`,
+]
 /** Elasticsearch refuses a whole bulk request if one `_id` is longer than this (UTF-8 bytes). */
 const MAX_ID_BYTES = 512
 /** Defaults shared with the memory store, so both backends answer the same calls alike. */
@@ -120,7 +124,8 @@ class EsStore implements ElasticsearchStore {
   private writtenSeq = 0
   /** Exact keys are not bounded here (a lookup returns up to `maxCandidates` records in all). */
   get candidateBounds(): CandidateBounds {
-    return { perKey: Number.POSITIVE_INFINITY, perBand: this.options.maxPerBand }
+    const perCluster = this.options.maxPerCluster
+    return perCluster > 0 ? { perKey: Number.POSITIVE_INFINITY, perBand: this.options.maxPerBand, perCluster } : { perKey: Number.POSITIVE_INFINITY, perBand: this.options.maxPerBand }
   }
 
   /** The records the last `sequence` read (`storedSeqs`), for a `get` of the same ids before any write; taken once. */
@@ -182,7 +187,7 @@ class EsStore implements ElasticsearchStore {
       if (ttl !== 0 && this.options.maxPending > 0) this.pending = new PendingWrites(ttl, this.options.maxPending)
     }
     if ((this.options.refresh !== false || this.pending !== null) && this.options.hotBandCacheBytes > 0) {
-      this.hotCache = new HotBandCache(this.options.maxPerBand + 1, HOT_BAND_TTL_MS, HOT_BAND_TERMS, Date.now, this.options.hotBandCacheBytes)
+      this.hotCache = new HotBandCache(this.options.maxPerBand + 1, HOT_BAND_TTL_MS, HOT_BAND_TERMS, Date.now, this.options.hotBandCacheBytes, this.options.maxPerCluster > 0 ? this.options.maxPerCluster + 1 : 0)
     }
   }
 
@@ -481,7 +486,7 @@ class EsStore implements ElasticsearchStore {
       this.hotBandHits(lookups, hot),
       ...chunks(union, this.options.msearchSize).map((c) => this.lookup(groupLookups(c, this.options.msearchSize, this.sets.lookup), out)),
     ])
-    if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor)
+    if (hot.size > 0) addHotBandCandidates(out, lookups, hot, hotHits, this.options.maxPerBand, this.options.maxCandidates, this.seqFloor, this.options.maxPerCluster)
     // The pending copy of an id is its newest: a search's copy of it is left out. The band bound is
     // applied once, over the search's answer and the pending records together, so which records
     // it keeps does not depend on which of them a refresh had shown (a bound on each side apart
@@ -491,7 +496,7 @@ class EsStore implements ElasticsearchStore {
     const pending = this.pending !== null && !this.pending.isEmpty() ? this.pending : null
     queries.forEach((q, i) => {
       const found = pending === null ? out[i]! : out[i]!.filter((r) => !pending.shadows(r.id)).concat(pending.matches(q))
-      out[i] = q.allBands === true ? found : boundBandTerms(found, q, this.options.maxPerBand)
+      out[i] = q.allBands === true ? found : boundBandTerms(found, q, this.options.maxPerBand, this.options.maxPerCluster)
     })
     return out
   }
@@ -550,7 +555,7 @@ class EsStore implements ElasticsearchStore {
   private async hotBandHits(lookups: readonly Lookup[], hot: ReadonlySet<string>): Promise<Map<string, readonly FingerprintRecord[]>> {
     const hits = new Map<string, readonly FingerprintRecord[]>()
     if (hot.size === 0) return hits
-    const searches = hotBandSearches(lookups, hot, this.options.maxPerBand, this.seqFloor)
+    const searches = hotBandSearches(lookups, hot, this.options.maxPerBand, this.seqFloor, this.options.maxPerCluster)
     const cache = this.hotCache
     const ask: string[] = []
     for (const [key, search] of searches) {
@@ -595,6 +600,14 @@ class EsStore implements ElasticsearchStore {
       if ('error' in item) return list
       // A search without hits comes back without `hits` at all once filtered.
       for (const hit of item.hits?.hits ?? []) {
+        const group = hit.inner_hits?.[CLUSTER_HITS]?.hits.hits
+        if (group !== undefined) {
+          for (const member of group) {
+            const record = sourceToRecord(String(member._id), member._source, this.layout.compact)
+            if (record !== null) list.push(record)
+          }
+          continue
+        }
         const record = sourceToRecord(String(hit._id), hit._source, this.layout.compact)
         if (record !== null) list.push(record)
       }

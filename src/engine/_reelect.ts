@@ -1,8 +1,9 @@
 import type { CandidateQuery, FingerprintRecord } from '../types.js'
-import type { FingerprintStore } from '../store/store.js'
+import type { CandidateBounds, FingerprintStore } from '../store/store.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 import { BatchIndex } from './_batch-index.js'
 import { candidateQuery, compareOrder, isEarlier, previousVersion, type Match } from './match.js'
+import { UNBOUNDED, exactUnderCuts, noCuts, type Cuts } from './_bounds.js'
 
 /** Most members of one cluster, and most versions of one URL, an update or a delete re-points. */
 export const MAX_REPOINTED = 100_000
@@ -115,7 +116,7 @@ function newestWith(records: readonly FingerprintRecord[], key: Key, value: stri
 }
 
 /** Decides a stored record again: its best match among `found` (the store's answer to `q`) and the overlay's records. */
-export type Redecide = (record: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]) => Match | null
+export type Redecide = (record: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[], bounds: CandidateBounds, cuts?: Cuts) => Match | null
 
 /**
  * Whether two records of one id compare alike: the keys and sketches that matching reads. A new
@@ -165,7 +166,10 @@ export async function reelect(
   const members = (await overlay.members(old.clusterId)).filter((m) => m.id !== old.id).sort(compareOrder)
   const lost = (id: string | null): boolean => id !== null && (id === old.id ? moved : overlay.gone.has(id))
   const redo = members.filter((m) => lost(m.duplicateOf))
-  const queries = redo.map((m) => ({ ...candidateQuery(m, o), allBands: true, ...(m.seq === undefined ? {} : { maxSeq: m.seq }) }))
+  // Bounded by cluster, the store cuts by the clusters stored, which this operation is changing:
+  // every candidate then, bounded by the clusters as the overlay holds them (`redecide`).
+  const whole = store.candidateBounds.perCluster !== undefined
+  const queries = redo.map((m) => ({ ...candidateQuery(m, o), allBands: true, ...(whole ? { exhaustive: true } : {}), ...(m.seq === undefined ? {} : { maxSeq: m.seq }) }))
   const answers = redo.length === 0 ? [] : await store.candidates(queries)
   const asked = new Map(redo.map((m, i) => [m.id, i]))
   const changed: FingerprintRecord[] = []
@@ -173,8 +177,15 @@ export async function reelect(
     const i = asked.get(m.id)
     let next: FingerprintRecord = m
     if (i !== undefined) {
-      const found = (await pastStale(store, overlay, queries[i]!, answers[i] ?? [])).filter((r) => !overlay.gone.has(r.id))
-      next = withMatch(m, redecide(m, queries[i]!, found))
+      const found = (whole ? answers[i] ?? [] : await pastStale(store, overlay, queries[i]!, answers[i] ?? [])).filter((r) => !overlay.gone.has(r.id))
+      const cuts = noCuts()
+      let match = redecide(m, queries[i]!, found, store.candidateBounds, cuts)
+      // As a document is decided: where a bound could change the cluster or duplicate/unique, on every candidate.
+      if (!exactUnderCuts(match, cuts)) {
+        const all = whole ? found : ((await store.candidates([{ ...queries[i]!, exhaustive: true }]))[0] ?? []).filter((r) => !overlay.gone.has(r.id))
+        match = redecide(m, queries[i]!, all, UNBOUNDED)
+      }
+      next = withMatch(m, match)
     } else if (m.duplicateOf !== null) {
       const parent = overlay.latest.get(m.duplicateOf)
       if (parent !== undefined && parent.clusterId !== m.clusterId) next = { ...m, clusterId: parent.clusterId }

@@ -2,12 +2,12 @@ import type { BandCheck, CandidateQuery, Decision, FingerprintRecord, InputDocum
 import type { CandidateBounds } from '../store/store.js'
 import { DedupError } from '../errors.js'
 import { fingerprintToHex, hamming } from '../fingerprint/hamming.js'
-import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, outranksMinhash, previousVersion, type Match, type MatchSubject } from './match.js'
+import { bestMatch, candidateQuery, compareMatches, isEarlier, matchCandidate, previousVersion, type Match, type MatchSubject } from './match.js'
 import { prepareItem, type IncomingItem, type PreparedDocument, type PreparedItem } from './prepare.js'
 import { resolveDeduplicatorOptions, type DeduplicatorOptions, type ResolvedDeduplicatorOptions } from './options.js'
 import { DedupStats, type DedupStatsSnapshot } from './stats.js'
 import { Overlay, pastStale, reelect, sameContent } from './_reelect.js'
-import { boundCandidates } from './_bounds.js'
+import { UNBOUNDED, bandsDecide, boundCandidates, exactUnderCuts, noCuts, withoutBands, type Cuts } from './_bounds.js'
 import { HostTemplates, mayHaveChromeLines, textLines, type TextLines } from './templates.js'
 import { fingerprintBlocks } from '../fingerprint/blocks.js'
 import { SKETCH_COUNT_DIGITS, minhashMaxDiffer, minhashPart } from '../fingerprint/minhash.js'
@@ -117,7 +117,7 @@ export class Deduplicator {
     const resume = o.resume && docs.length > 0 ? await this.resumable(effective, before) : null
     const bounds = o.store.candidateBounds
     // A store that can answer band terms alone is asked for them only where they may matter
-    // (`bandsMayMatter`): the band route's reads and records are most of the MinHash route's cost.
+    // (`bandsDecide`): the band route's reads and records are most of the MinHash route's cost.
     const split = bounds.blockRoute !== undefined
     const first = (q: CandidateQuery): CandidateQuery => (split ? withoutBands(q) : q)
     const ask0 = queries.flatMap((_q, i) => (resume?.stored[i] === undefined ? [i] : []))
@@ -147,14 +147,16 @@ export class Deduplicator {
       const old = before.get(docs[i]!.id)
       if (old !== undefined && !sameKeys(old, effective[i]!, this.version)) overlay.prefetch(old.clusterId)
     }
-    const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[]): Match | null =>
-      choose(r, q, found, batch.candidates(r), batchIds, bounds, o).match
+    const redecide = (r: FingerprintRecord, q: CandidateQuery, found: readonly FingerprintRecord[], b: CandidateBounds, cuts?: Cuts): Match | null =>
+      choose(r, q, found, batch.candidates(r), batchIds, b, o, cuts).match
     // Records an update re-pointed, and the document whose update did.
     const repointed: FingerprintRecord[] = []
     const causeOf = new Map<string, PreparedDocument>()
     // Ids whose store copy holds other content than their newest version in this batch: that copy
     // may hold a slot of a key's or band term's newest in a store answer (`untied`).
     const moved = new Set<string>()
+    // Whether this batch put a stored id in another cluster (see `restale`).
+    let relabeled = false
     const recordOf = new Map<PreparedDocument, FingerprintRecord>()
     const matchOf = new Map<PreparedDocument, Match | null>()
     const supersedesOf = new Map<PreparedDocument, string>()
@@ -208,11 +210,31 @@ export class Deduplicator {
         whole = true
         return pastStale(o.store, overlay, q, (await o.store.candidates([{ ...q, allBands: true }]))[0] ?? [])
       }
-      let found = await untied(fromStore[i] ?? [])
-      let { keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o)
-      if (!whole && bandsMayMatter(subject, match, found, earlier, bounds, o)) {
-        found = await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
-        ;({ keep, match } = choose(subject, q, found, earlier, batchIds, bounds, o))
+      // Bounded by cluster, the store cut its answers by the clusters stored when it was asked:
+      // once this batch has moved a stored record (an update) or re-pointed one, those cuts may
+      // have left out a member the clusters now held keep (a clean run, deciding d after that
+      // change, would keep it). Then every candidate, bounded here by the clusters as they are now.
+      const restale = bounds.perCluster !== undefined && (moved.size > 0 || repointed.length > 0 || relabeled)
+      const all = restale ? (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? [] : []
+      if (restale) whole = !split
+      // The store's side as its key and block routes (and, unsplit, band route) would answer now.
+      let found = restale ? [...boundCandidates(split ? withoutBands(q) : q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(fromStore[i] ?? [])
+      // The rule of `choose`, with the band route's records read only when they decide: the key
+      // and block routes first (band records a lookup or the batch brought left out), then, where
+      // those give no match that outranks the band route's (`bandsDecide`), every route.
+      const cuts = noCuts()
+      let { keep, match } = chooseOnce(subject, withoutBands(q), found, earlier, batchIds, bounds, o, cuts)
+      if (q.bands !== undefined && bandsDecide(match)) {
+        if (!whole) found = restale ? [...boundCandidates(q, all.filter((r) => !batchIds.has(r.id) && isEarlier(r, subject)), bounds)] : await untied(withBandRecords(found, (await o.store.candidates([bandQuery(q, found, bounds, d, o)]))[0] ?? [], bounds))
+        Object.assign(cuts, noCuts())
+        ;({ keep, match } = chooseOnce(subject, q, found, earlier, batchIds, bounds, o, cuts))
+      }
+      // A bound may change which earlier member of the cluster is named, never the cluster nor
+      // duplicate/unique: when a left-out record could, the document is decided on every candidate.
+      if (!exactUnderCuts(match, cuts)) {
+        this.stats.exhaustive++
+        found = restale ? all : (await o.store.candidates([{ ...q, allBands: true, exhaustive: true }]))[0] ?? []
+        ;({ keep, match } = chooseOnce(subject, q, found, earlier, batchIds, UNBOUNDED, o))
       }
       // Same URL as the last record of that URL first indexed before d, other content: a new
       // version of it (first-insertion order, so a re-run gives the same answer).
@@ -252,6 +274,7 @@ export class Deduplicator {
       const storedCopy = before.get(d.id)
       if (storedCopy !== undefined && !sameContent(storedCopy, record)) moved.add(d.id)
       else moved.delete(d.id)
+      if (storedCopy !== undefined && storedCopy.clusterId !== record.clusterId) relabeled = true
       overlay.set(record)
       recordOf.set(original, record)
       matchOf.set(original, match)
@@ -406,30 +429,41 @@ interface Filtered {
 }
 
 /**
+ * A decision on candidates that hold the band route's records already (`found`: a whole answer,
+ * as `reelect` and `reconcile` read), by the rule every decision follows, so that a run, a re-run
+ * with other batches, an update's re-decisions and reconcile name the same record: the key and
+ * block routes decide (bounded, `chooseOnce`), and the band route's records join only where those
+ * give no match that outranks them (`bandsDecide`). With `cuts`, those of the last step.
+ */
+export function choose(
+  subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
+  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions, cuts?: Cuts,
+): { keep: Set<FingerprintRecord>; match: Match | null } {
+  const out = chooseOnce(subject, withoutBands(q), found, earlier, batchIds, bounds, o, cuts)
+  if (q.bands === undefined || !bandsDecide(out.match)) return out
+  if (cuts !== undefined) Object.assign(cuts, noCuts())
+  return chooseOnce(subject, q, found, earlier, batchIds, bounds, o, cuts)
+}
+
+/**
  * The candidates a decision may use (`boundCandidates` over the stored and in-batch ones) and
  * the best verified match among them: stored candidates first, then the earlier documents of
  * the batch (bestMatch skips d's own id and whatever was first indexed after d); on a tie the
  * stored one wins.
  */
-export function choose(
+function chooseOnce(
   subject: MatchSubject, q: CandidateQuery, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
-  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
+  batchIds: ReadonlySet<string>, bounds: CandidateBounds, o: ResolvedDeduplicatorOptions, cuts?: Cuts,
 ): { keep: Set<FingerprintRecord>; match: Match | null } {
   // Store records whose id is re-indexed earlier in this batch are stale: the batch copy wins.
   const stored = found.filter((r) => !batchIds.has(r.id))
   // The store's bounds over both lists at once, so the decision does not depend on the batch;
   // over the records first indexed before the document only (bestMatch skips the others anyway).
-  const keep = boundCandidates(q, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds)
+  const keep = boundCandidates(q, [...stored, ...earlier].filter((r) => isEarlier(r, subject)), bounds, cuts)
   let match = bestMatch(subject, stored.filter((r) => keep.has(r)), o)
   const inBatch = bestMatch(subject, earlier.filter((r) => keep.has(r)), o)
   if (inBatch !== null && (match === null || compareMatches(inBatch, match) < 0)) match = inBatch
   return { keep, match }
-}
-
-/** The query without its band terms (the first lookup of a store with `CandidateBounds.blockRoute`). */
-function withoutBands(q: CandidateQuery): CandidateQuery {
-  const { bands: _bands, ...out } = q
-  return out
 }
 
 /**
@@ -481,40 +515,6 @@ function withBandRecords(found: FingerprintRecord[], banded: FingerprintRecord[]
 function mayOutrankMinhash(d: PreparedDocument, candidates: readonly FingerprintRecord[], o: ResolvedDeduplicatorOptions): boolean {
   for (const c of candidates) {
     if (c.contentHash === d.contentHash || (d.urlHash !== null && c.urlHash === d.urlHash) || hamming(c.fingerprint, d.fingerprint) <= o.maxDistance) return true
-  }
-  return false
-}
-
-/**
- * Whether the records the band route would add to `found` (a lookup without band terms) could
- * change d's decision; when not, they are never read. They cannot when the best match without
- * them outranks every MinHash-rule match (`outranksMinhash`) and no record the band route alone
- * brings can match d by a better rule or change what the bounds keep of those that can:
- * - equal content means equal fingerprints (one analyzer version), and every record within
- *   `maxDistance` is a block-route candidate already, unless the block route was cut at
- *   `blockRoute` records;
- * - every record sharing d's URL (title) key came through the key route: it returned fewer than
- *   `perKey`, and the bounds keep all of them, stored and in-batch (at most `perKey`), with or
- *   without the band records (whose per-term bound could otherwise keep one more or one fewer).
- * Such a best match then stays the best over the larger set, and `previousVersion` sees the
- * same records of d's URL.
- */
-function bandsMayMatter(
-  d: MatchSubject, match: Match | null, found: readonly FingerprintRecord[], earlier: readonly FingerprintRecord[],
-  bounds: CandidateBounds, o: ResolvedDeduplicatorOptions,
-): boolean {
-  if (match === null || !outranksMinhash(match) || found.length >= bounds.blockRoute!) return true
-  const keys: ('urlHash' | 'titleHash')[] = []
-  if (o.layers.url && d.urlHash !== null) keys.push('urlHash')
-  if (o.layers.title && d.titleHash !== null) keys.push('titleHash')
-  for (const key of keys) {
-    const value = d[key]
-    let stored = 0
-    for (const r of found) if (r[key] === value) stored++
-    if (stored >= bounds.perKey) return true
-    let all = stored
-    for (const r of earlier) if (r[key] === value) all++
-    if (all > bounds.perKey) return true
   }
   return false
 }

@@ -264,6 +264,15 @@ function rank(m: Match): number {
   return LAYER_RANK[m.layer] * 1000 + (m.rule === 'minhash' ? 100 : 0) + m.distance
 }
 
+/** A match's rank (`compareMatches`: smaller wins; equal ranks go by first-insertion order). */
+export function matchRank(m: Match): number {
+  return rank(m)
+}
+
+/** The rank of an exact-layer match, and of a SimHash-rule match at distance 0 (add the distance). */
+export const EXACT_RANK = LAYER_RANK.exact * 1000
+export const SIMHASH_RANK = LAYER_RANK.simhash * 1000
+
 /** The smallest rank a MinHash match of the simhash layer can have. */
 const MINHASH_SIMHASH_RANK = LAYER_RANK.simhash * 1000 + 100
 

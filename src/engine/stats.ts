@@ -21,6 +21,8 @@ export class DedupStats {
   private unique = 0
   private rejected = 0
   resumed = 0
+  /** Documents decided again on an exhaustive lookup (`exactUnderCuts`); not in the snapshot. */
+  exhaustive = 0
   private readonly byLayer: Record<Layer, number> = { url: 0, exact: 0, simhash: 0, title: 0 }
   private readonly byRule: Record<Rule, number> = { simhash: 0, 'short-text': 0, containment: 0, minhash: 0 }
 

@@ -9,7 +9,18 @@ import type { CandidateQuery, FingerprintRecord, PutResult } from '../types.js'
  */
 export interface CandidateBounds {
   readonly perKey: number
+  /** Without `perCluster`: records per band term (the newest). With it: clusters per band term (see `perCluster`). */
   readonly perBand: number
+  /**
+   * Bounds by cluster (`FingerprintRecord.clusterId`), so that a cluster of thousands of copies
+   * costs a lookup no more than a small one and never crowds another cluster out: the block
+   * route keeps, of each cluster, its `perCluster` records nearest to the query (then first
+   * indexed first); a band term keeps the `perBand` clusters first indexed first among its records
+   * (by their first such record), and of each its `perCluster` records first indexed first.
+   * Unset: no bound on the block route, and the newest `perBand` records per band term.
+   * (docs/DESIGN.md, "Bounds": why a bound then changes only which member of a cluster is named.)
+   */
+  readonly perCluster?: number
   /**
    * Set by a store whose block route returns every record within the query's `maxDistance` that
    * shares `minMatch` blocks, up to this many (the nearest), and answers a query of band terms

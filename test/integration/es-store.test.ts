@@ -95,12 +95,13 @@ const contractStore = contractStores()
 
 storeContract('elasticsearch', contractStore)
 storeContractExtra('elasticsearch', contractStore)
-storeContractBands('elasticsearch', contractStore, DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
+// The per-term bound (newest records, maxPerCluster 0); the bound by cluster: test/store/hot-bands.test.ts, bounds-oracle.test.ts.
+storeContractBands('elasticsearch', contractStores({ maxPerCluster: 0 }), DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
 // Several primary shards on one node: the hot check reads one shard's term statistics, and a term
 // that is not hot there brought more than maxPerBand records before the store cut each term.
-storeContractBands('elasticsearch, 3 shards', contractStores({ shards: 3 }), DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
+storeContractBands('elasticsearch, 3 shards', contractStores({ shards: 3, maxPerCluster: 0 }), DEFAULT_ELASTICSEARCH_STORE_OPTIONS.maxPerBand, 12)
 storeContractVersions('elasticsearch', contractStore)
-storeContractShort('elasticsearch', contractStores({ maxPerBand: 64 }), 12)
+storeContractShort('elasticsearch', contractStores({ maxPerBand: 64, maxPerCluster: 0 }), 12)
 
 // ---- helpers ----
 

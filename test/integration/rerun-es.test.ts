@@ -153,8 +153,9 @@ describe('two writers at once (Elasticsearch)', () => {
     await store.close()
     const order = all.sort(compareOrder).map((r) => r.id)
     const byId = new Map(docs.map((d) => [d.id, d]))
-    // The sequential run over the same documents in the order the two writers numbered them.
-    const memory = await openMemoryStore()
+    // The sequential run over the same documents in the order the two writers numbered them, with
+    // the Elasticsearch store's bounds (no bound by cluster: its default).
+    const memory = await openMemoryStore({ maxPerCluster: 0 })
     await runInBatches(createDeduplicator({ store: memory, analyzer }), order.map((id) => byId.get(id)!), 7)
     expect(await stored(index)).toEqual(await storedDecisions(memory))
     await memory.close()

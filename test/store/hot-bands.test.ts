@@ -75,6 +75,50 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
     },
   )
 
+  test.prop([fc.array(arbOp, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 3 }), fc.array(fc.nat(3), { minLength: 64, maxLength: 64 })], { numRuns: 500 })(
+    'bounded by cluster, it holds a term\'s first clusters with their first records, of all written (brute-force oracle)',
+    (ops, size, perCluster, clusterOf) => {
+      const cache = new HotBandCache(size, 100, 10, () => 0, Number.POSITIVE_INFINITY, perCluster)
+      const written = new Map<string, FingerprintRecord>()
+      let n = 0
+      // The oracle: of the records with t, the `size` clusters first indexed first, `perCluster` first of each.
+      const select = (records: FingerprintRecord[]): string[] => {
+        const groups = new Map<string, FingerprintRecord[]>()
+        for (const r of [...records].sort((a, b) => a.seq! - b.seq!)) groups.set(r.clusterId, [...(groups.get(r.clusterId) ?? []), r])
+        return [...groups.values()].slice(0, size).flatMap((g) => g.slice(0, perCluster).map((r) => r.id))
+      }
+      const withTerm = (t: string): FingerprintRecord[] => [...written.values()].filter((r) => r.bands!.includes(t))
+      for (const op of ops) {
+        if (op.kind === 'ask') {
+          const t = term(op.term)
+          const held = cache.get(t)
+          const want = select(withTerm(t))
+          if (held !== undefined) expect(held.map((r) => r.id)).toEqual(want)
+          else {
+            const all = withTerm(t).sort((a, b) => b.seq! - a.seq!)
+            const searched = all.slice(op.unseen)
+            const ids = new Set(select(searched))
+            cache.set(t, searched.filter((r) => ids.has(r.id)), all.slice(0, op.unseen))
+            expect(cache.get(t)!.map((r) => r.id)).toEqual(want)
+          }
+        } else if (op.kind === 'put') {
+          const records = op.bands.map((bands) => {
+            n++
+            return makeRecord(`doc-${n}`, { hi: n, lo: 0 }, { seq: n, bands: bands.map(term), clusterId: `c${clusterOf[n % 64]}` })
+          })
+          for (const r of records) written.set(r.id, r)
+          cache.put([...records].reverse())
+        } else if (op.kind === 'reput') {
+          if (written.size === 0) continue
+          const old = [...written.values()][op.pick % written.size]!
+          const again = { ...old, bands: op.bands.map(term) }
+          written.set(again.id, again)
+          cache.put([again])
+        }
+      }
+    },
+  )
+
   test('an entry is asked again after ttlMs', () => {
     let now = 0
     const cache = new HotBandCache(2, 100, 10, () => now)

@@ -29,12 +29,13 @@ storeContract('memory (in-memory, unfiltered)', () => openMemoryStore({ filterBl
 storeContract('memory (persistent, fsync, unfiltered)', async () => openMemoryStore({ dir: await tempDir(), filterBlockDistance: false }))
 storeContractExtra('memory (in-memory)', () => openMemoryStore())
 storeContractExtra('memory (persistent, fsync)', async () => openMemoryStore({ dir: await tempDir() }))
-storeContractBands('memory (in-memory)', () => openMemoryStore(), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
-storeContractBands('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
+// The per-term bound (newest records, maxPerCluster 0); the bound by cluster: test/unit/engine/bounds-oracle.test.ts.
+storeContractBands('memory (in-memory)', () => openMemoryStore({ maxPerCluster: 0 }), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
+storeContractBands('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false, maxPerCluster: 0 }), DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand)
 storeContractVersions('memory (in-memory)', () => openMemoryStore())
 storeContractVersions('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false }))
-storeContractShort('memory (in-memory)', () => openMemoryStore({ maxPerBand: 64 }))
-storeContractShort('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false, maxPerBand: 64 }))
+storeContractShort('memory (in-memory)', () => openMemoryStore({ maxPerBand: 64, maxPerCluster: 0 }))
+storeContractShort('memory (persistent)', async () => openMemoryStore({ dir: await tempDir(), fsync: false, maxPerBand: 64, maxPerCluster: 0 }))
 
 describe('default store (block candidates pruned by distance)', () => {
   propTest.prop([arbFp, fc.array(arbFp, { maxLength: 40 }), fc.array(fc.nat(63), { maxLength: 6 })], { numRuns: 50 })(
@@ -130,7 +131,7 @@ describe('memory store', () => {
   })
 
   test('known ids are left out of an answer and still count towards the band bound (a band lookup after a first one)', async () => {
-    const store = await openStore({ maxPerBand: 2 })
+    const store = await openStore({ maxPerBand: 2, maxPerCluster: 0 })
     // Four records of one band term, seq order = put order (doc-3 newest).
     await store.put(Array.from({ length: 4 }, (_, i) => makeRecord(`doc-${i}`, flip(BASE, i), { bands: ['m0_00000001'], seq: i + 1 })))
     const q = { fingerprint: { hi: 1, lo: 1 }, blocks: [], minMatch: 1, maxDistance: 0, bands: ['m0_00000001'] }

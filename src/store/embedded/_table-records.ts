@@ -136,7 +136,8 @@ export class TableRecords extends TableRows {
       urlHash: null,
       titleHash: null,
       short: false,
-      clusterId: id,
+      // Its cluster as stored: the per-cluster bounds count a stand-in in its own cluster.
+      clusterId: r.clusterStart === r.idStart ? id : a.toString('utf8', r.clusterStart, r.clusterStart + r.clusterLen),
       duplicateOf: null,
       distance: null,
       layer: null,

@@ -96,6 +96,8 @@ export class TableRows {
   protected readonly clusters = new ChainIndex(4, true)
   /** The cluster id hash of each row linked in `clusters` (relinking reads these, not the ids). */
   protected readonly clusterHash = new SparseI32Column()
+  /** The 32-bit hash of every row's cluster id (a representative's: its own id): the candidate bounds count by cluster. */
+  protected readonly clusterKey = new I32Column()
   /**
    * Exact-layer keys. In memory they live only in their indexes (6 bytes of remainder a key, not
    * 8). With a log, the key is read back from the entry, so the index holds a 32-bit fold of it
@@ -201,11 +203,13 @@ export class TableRows {
     this.live++
 
     this.ids.link(row, 0, idHash, this.alive)
+    if ((flags & F_SELF) !== 0) this.clusterKey.set(row, idHash | 0)
     this.linkKey(this.content, row, v.contentHi, v.contentLo)
     if ((flags & F_URL) !== 0) this.linkKey(this.urls, row, v.urlHi, v.urlLo)
     if ((flags & F_TITLE) !== 0) this.linkKey(this.titles, row, v.titleHi, v.titleLo)
     if ((flags & F_SELF) === 0) {
       const hash = hashBytes(buf, v.clusterStart, v.clusterLen)
+      this.clusterKey.set(row, hash | 0)
       this.clusterHash.set(row, hash | 0)
       this.clusters.link(row, bucketOf32(hash, this.clusters.bits))
       if (this.clusters.full()) this.relinkClusters()
@@ -361,7 +365,7 @@ export class TableRows {
       fingerprints: sum([this.hi, this.lo, this.folds]),
       rowColumns: sum([this.time, this.seqs, this.seqHighs, this.meta, this.alive, this.explicitPos, this.explicitPool]),
       payloads: sum([this.arena, this.groupPos, this.offsets]),
-      ids: sum([this.ids, this.clusters, this.clusterHash]),
+      ids: sum([this.ids, this.clusters, this.clusterHash, this.clusterKey]),
       exactKeys: sum([this.content, this.urls, this.titles]),
       blocks: this.postings.byteLength(),
       bands: this.bands.byteLength(),

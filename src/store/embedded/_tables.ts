@@ -14,11 +14,16 @@ export interface CandidateLimits {
   readonly maxPerKey: number
   /** Records the block route (and, separately, the band route) may contribute. */
   readonly maxBlockCandidates: number
-  /** Records one band term may contribute: its newest. */
+  /** Records one band term may contribute: its newest; with `maxPerCluster`, the clusters it may contribute (see `CandidateBounds`). */
   readonly maxPerBand: number
+  /** Records of one cluster the block route, and one band term, may contribute (see `CandidateBounds.perCluster`); unset: no such bound. */
+  readonly maxPerCluster?: number | undefined
   /** Drop block-route rows farther than the query's maxDistance. */
   readonly filterBlockDistance: boolean
 }
+
+/** The limits of an exhaustive query: none. */
+const UNBOUNDED = { maxPerKey: Number.POSITIVE_INFINITY, maxBlockCandidates: Number.POSITIVE_INFINITY, maxPerBand: Number.POSITIVE_INFINITY, maxPerCluster: undefined }
 
 /**
  * The in-memory columnar table of fingerprint records and its indexes.
@@ -38,7 +43,9 @@ export class Tables extends TableRecords {
    * Appends to `out` the rows answering `q` (each once), honouring `limits`; returns where in
    * `out` the rows only the band route found start.
    */
-  collect(q: CandidateQuery, limits: CandidateLimits, out: number[]): number {
+  collect(q: CandidateQuery, bounded: CandidateLimits, out: number[]): number {
+    // An exhaustive query (`CandidateQuery.exhaustive`) is answered without any bound.
+    const limits = q.exhaustive === true ? { ...UNBOUNDED, filterBlockDistance: bounded.filterBlockDistance } : bounded
     const seen = new Set<number>()
     const since = q.since ?? -Infinity
     this.seqBound = q.maxSeq ?? Infinity
@@ -62,7 +69,10 @@ export class Tables extends TableRecords {
     }
     this.blockRoute(q, since, exclude, limits, seen, out)
     const banded = out.length
-    if (q.bands !== undefined) this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerBand, seen, out)
+    if (q.bands !== undefined) {
+      if (limits.maxPerCluster !== undefined) this.bandRouteByCluster(q.bands, since, exclude, limits.maxBlockCandidates, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerBand, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerCluster, seen, out)
+      else this.bandRoute(q.bands, since, exclude, limits.maxBlockCandidates, q.allBands === true ? Number.POSITIVE_INFINITY : limits.maxPerBand, seen, out)
+    }
     return banded
   }
 
@@ -115,6 +125,69 @@ export class Tables extends TableRecords {
       if (rows.length > 1) rows.sort((a, b) => this.seqs.get(b) - this.seqs.get(a))
       for (const row of rows) if (take(row)) break
     }
+  }
+
+  /**
+   * The band route bounded by cluster (`CandidateBounds.perCluster`): of each term, the rows of the
+   * `clusters` clusters first indexed first (by their first row with the term), `per` rows of each,
+   * first indexed first. A term's whole chain is walked (typed-array reads: a cluster of
+   * thousands of copies costs a walk, not reads of its records), and only the rows kept are
+   * read back. Rows tied in `seq` at a cut are all kept (the engine's bound then decides by id).
+   */
+  private bandRouteByCluster(terms: readonly string[], since: number, exclude: number, max: number, clusters: number, per: number, seen: Set<number>, out: number[]): void {
+    const rows: number[] = []
+    const collect = (row: number): boolean => {
+      if (row === exclude || !this.alive.has(row) || this.time.get(row) < since || this.seqs.get(row) > this.seqBound) return false
+      rows.push(row)
+      return false
+    }
+    let added = 0
+    for (let i = 0; i < terms.length && added < max; i++) {
+      const term = terms[i]
+      if (typeof term !== 'string') continue
+      rows.length = 0
+      this.bands.forEachRow(term, collect)
+      for (const row of rows.length <= Math.min(per, clusters) ? rows : this.byCluster(rows, clusters, per)) {
+        if (added >= max) break
+        if (seen.has(row)) continue
+        seen.add(row)
+        out.push(row)
+        added++
+      }
+    }
+  }
+
+  /** Of `rows`, those of the `clusters` clusters first indexed first, `per` of each first indexed first (ties at a cut kept). */
+  private byCluster(rows: readonly number[], clusters: number, per: number): number[] {
+    const groups = new Map<number, number[]>()
+    for (const row of rows) {
+      const key = this.clusterKey.get(row)
+      const g = groups.get(key)
+      if (g === undefined) groups.set(key, [row])
+      else g.push(row)
+    }
+    const seqs = this.seqs
+    const bySeq = (a: number, b: number): number => seqs.get(a) - seqs.get(b)
+    const ordered = [...groups.values()]
+    for (const g of ordered) if (g.length > 1) g.sort(bySeq)
+    let n = ordered.length
+    if (n > clusters) {
+      ordered.sort((a, b) => bySeq(a[0]!, b[0]!))
+      const cut = seqs.get(ordered[clusters - 1]![0]!)
+      n = clusters
+      while (n < ordered.length && seqs.get(ordered[n]![0]!) === cut) n++
+    }
+    const out: number[] = []
+    for (let i = 0; i < n; i++) {
+      const g = ordered[i]!
+      let m = Math.min(per, g.length)
+      if (m < g.length) {
+        const cut = seqs.get(g[m - 1]!)
+        while (m < g.length && seqs.get(g[m]!) === cut) m++
+      }
+      for (let j = 0; j < m; j++) out.push(g[j]!)
+    }
+    return out
   }
 
   /**
@@ -206,6 +279,10 @@ export class Tables extends TableRecords {
     const qLo = q.fingerprint.lo >>> 0
     const maxDistance = q.maxDistance
     const found: number[] = []
+    // Bounded by cluster, the route counts every row of its own (a row another route found too
+    // still takes its cluster's place), and adds only those not found yet.
+    const perCluster = limits.maxPerCluster
+    const met = perCluster === undefined ? seen : new Set<number>()
     if (minMatch === 1 && limits.filterBlockDistance) {
       // One block is enough and only rows within k count, and a block's rows grow with the store
       // (most of them beyond k at large N): each is ruled out on its 16-bit fold (a compact
@@ -215,8 +292,8 @@ export class Tables extends TableRecords {
       const near = (row: number): void => {
         if (!this.alive.has(row) || row === exclude || popcount32(folds.get(row) ^ qFold) > maxDistance) return
         if (popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0) > maxDistance) return
-        if (this.time.get(row) < since || this.seqs.get(row) > this.seqBound || seen.has(row)) return
-        seen.add(row)
+        if (this.time.get(row) < since || this.seqs.get(row) > this.seqBound || met.has(row)) return
+        met.add(row)
         found.push(row)
       }
       const base = postings.base
@@ -233,15 +310,47 @@ export class Tables extends TableRecords {
         for (let i = postings.baseFrom(term), end = postings.baseTo(term); i < end; i++) near(base[i]!)
       }
     } else {
-      this.blockRows(q, limits.filterBlockDistance, exclude, since, seen, found)
+      this.blockRows(q, limits.filterBlockDistance, exclude, since, met, found)
     }
-    if (found.length > max) {
-      const distance = (row: number): number => popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0)
-      const byDistance = found.map((row) => [distance(row), row] as const).sort((a, b) => a[0] - b[0] || b[1] - a[1])
-      found.length = 0
-      for (let i = 0; i < max; i++) found.push(byDistance[i]![1])
+    const distance = (row: number): number => popcount32((this.hi.get(row) ^ qHi) >>> 0) + popcount32((this.lo.get(row) ^ qLo) >>> 0)
+    const kept = perCluster === undefined || found.length <= perCluster ? found : this.nearestByCluster(found, perCluster, distance)
+    if (kept.length > max) {
+      const byDistance = kept.map((row) => [distance(row), row] as const).sort((a, b) => a[0] - b[0] || b[1] - a[1])
+      kept.length = 0
+      for (let i = 0; i < max; i++) kept.push(byDistance[i]![1])
     }
-    for (const row of found) out.push(row)
+    if (perCluster === undefined) {
+      for (const row of kept) out.push(row)
+      return
+    }
+    for (const row of kept) {
+      if (seen.has(row)) continue
+      seen.add(row)
+      out.push(row)
+    }
+  }
+
+  /** Of `rows`, the `per` of each cluster nearest to the query (then first indexed first; ties at a cut kept). */
+  private nearestByCluster(rows: readonly number[], per: number, distance: (row: number) => number): number[] {
+    const groups = new Map<number, number[]>()
+    for (const row of rows) {
+      const key = this.clusterKey.get(row)
+      const g = groups.get(key)
+      if (g === undefined) groups.set(key, [row])
+      else g.push(row)
+    }
+    const out: number[] = []
+    const seqs = this.seqs
+    for (const g of groups.values()) {
+      if (g.length <= per) {
+        for (const row of g) out.push(row)
+        continue
+      }
+      const keyed = g.map((row) => distance(row) * 2 ** 32 + seqs.get(row)).sort((a, b) => a - b)
+      const cut = keyed[per - 1]!
+      for (const row of g) if (distance(row) * 2 ** 32 + seqs.get(row) <= cut) out.push(row)
+    }
+    return out
   }
 
   /** `blockRoute` without the distance filter, or with `minMatch` > 1: rows by popcount window and block count. */

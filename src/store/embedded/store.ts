@@ -55,6 +55,14 @@ export interface MemoryStoreOptions {
    */
   maxPerBand?: number
   /**
+   * Bounds by cluster (see `CandidateBounds.perCluster`): most records of one cluster the block
+   * route adds to an answer (those nearest to the query) and one band term adds (those first
+   * indexed first); `maxPerBand` then counts a term's clusters. A cluster of thousands of copies
+   * then costs a lookup what a small one does, and never crowds another cluster out of a term.
+   * 0: no bound by cluster (`maxPerBand` counts a term's newest records). @default 2
+   */
+  maxPerCluster?: number
+  /**
    * Drop block-route records farther than the query's `maxDistance` (key and band routes are
    * unaffected). On by default: the store does the XOR/popcount check the caller would do anyway
    * (the contract allows a store to prune what cannot verify), and at 10 M records a lookup
@@ -69,8 +77,14 @@ export interface MemoryStoreOptions {
   entryCache?: number
 }
 
+/** `maxPerCluster`: a whole number, 0 for none (undefined). */
+function perClusterOption(value: number | undefined): number | undefined {
+  const n = integerOption('maxPerCluster', value ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerCluster, 0)
+  return n === 0 ? undefined : n
+}
+
 /** Defaults of `MemoryStoreOptions`. */
-export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, maxPerBand: 4, filterBlockDistance: true })
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, maxPerBand: 4, maxPerCluster: 2, filterBlockDistance: true })
 
 /** Default `limit` of `members`. */
 const DEFAULT_MEMBERS_LIMIT = 1000
@@ -178,7 +192,10 @@ export class MemoryStore implements FingerprintStore {
   private handedSeq = 0
 
   get candidateBounds(): CandidateBounds {
-    return { perKey: this.limits.maxPerKey, perBand: this.limits.maxPerBand, blockRoute: this.limits.maxBlockCandidates }
+    const l = this.limits
+    return l.maxPerCluster === undefined
+      ? { perKey: l.maxPerKey, perBand: l.maxPerBand, blockRoute: l.maxBlockCandidates }
+      : { perKey: l.maxPerKey, perBand: l.maxPerBand, perCluster: l.maxPerCluster, blockRoute: l.maxBlockCandidates }
   }
 
   /** An in-memory store; use `openMemoryStore({ dir })` for a persistent one. */
@@ -190,6 +207,7 @@ export class MemoryStore implements FingerprintStore {
       maxPerKey: integerOption('maxPerKey', options.maxPerKey ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerKey, 1),
       maxBlockCandidates: integerOption('maxBlockCandidates', options.maxBlockCandidates ?? DEFAULT_MEMORY_STORE_OPTIONS.maxBlockCandidates, 1),
       maxPerBand: integerOption('maxPerBand', options.maxPerBand ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerBand, 1),
+      maxPerCluster: perClusterOption(options.maxPerCluster),
       filterBlockDistance: options.filterBlockDistance ?? DEFAULT_MEMORY_STORE_OPTIONS.filterBlockDistance,
     })
     if (typeof this.limits.filterBlockDistance !== 'boolean') {

@@ -2,7 +2,8 @@ import { describe, expect, test as plain } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, openMemoryStore, type CandidateQuery, type FingerprintStore } from '../../../src/index.js'
 import { ARTICLE_A, ARTICLE_B } from '../../fixtures/articles.js'
-import { copyStream, decided, runInBatches } from '../../helpers/rerun.js'
+import { copyStream, runInBatches } from '../../helpers/rerun.js'
+import { expectOnlyNamedMemberDiffers } from '../../helpers/hot-clusters.js'
 
 const analyzer = createAnalyzer()
 
@@ -11,7 +12,10 @@ function watched(store: FingerprintStore, whole: boolean): { store: FingerprintS
   const queries: CandidateQuery[] = []
   const proxy = new Proxy(store, {
     get(target, p) {
-      if (p === 'candidateBounds' && whole) return { perKey: target.candidateBounds.perKey, perBand: target.candidateBounds.perBand }
+      if (p === 'candidateBounds' && whole) {
+        const { blockRoute: _cut, ...bounds } = target.candidateBounds
+        return bounds
+      }
       if (p === 'candidates') {
         return (qs: readonly CandidateQuery[]) => {
           queries.push(...qs)
@@ -34,14 +38,19 @@ describe('band terms looked up apart (CandidateBounds.blockRoute)', () => {
       const docs = copyStream(seed, 140)
       const options = { maxPerKey, maxPerBand, maxBlockCandidates }
       const split = watched(await openMemoryStore(options), false)
-      const whole = watched(await openMemoryStore(options), true)
+      // Without `blockRoute` the engine cannot tell the block route's cap from the store's answer
+      // (`exactUnderCuts`): the one-lookup store is given none to meet.
+      const whole = watched(await openMemoryStore({ ...options, maxBlockCandidates: 1e9 }), true)
       const a = await runInBatches(createDeduplicator({ store: split.store, analyzer }), docs, seed)
       const b = await runInBatches(createDeduplicator({ store: whole.store, analyzer }), docs, seed)
-      expect(decided(a)).toEqual(decided(b))
-      // The split store was asked fewer band terms: not every document needed them.
-      const bandQueries = (qs: CandidateQuery[]) => qs.filter((q) => q.bands !== undefined).length
+      // Bounds may change which earlier member of the cluster is named, nothing else (docs/DESIGN.md, "Bounds").
+      expectOnlyNamedMemberDiffers(a, b, false)
+      // The split store was asked fewer band terms: not every document needed them (exhaustive
+      // lookups, `exactUnderCuts`, aside: the split store meets its block cap, the other does not).
+      const bandQueries = (qs: CandidateQuery[]) => qs.filter((q) => q.bands !== undefined && q.exhaustive !== true).length
       expect(bandQueries(split.queries)).toBeLessThan(bandQueries(whole.queries))
     },
+    120_000,
   )
 
   plain('an exact copy is decided without its band terms; an edited copy beyond k asks for them and is found', async () => {

@@ -228,7 +228,7 @@ describe('Deduplicator clusters and batches', () => {
   test('a later record that shares the document\'s seq (concurrent writers) takes no band slot: a re-run decides as one sequential run', async () => {
     // a (seq 1), r and x (seq 2, so r before x), one record per band term: re-indexing r (it keeps
     // seq 2) must find a, as one sequential run and reconcile do; x comes after r and is no match.
-    const store = await openMemoryStore({ maxPerBand: 1 })
+    const store = await openMemoryStore({ maxPerBand: 1, maxPerCluster: 0 })
     expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
     const d = createDeduplicator({ store, analyzer })
     const [r] = await d.add([{ id: 'r', content: ARTICLE_A }])

@@ -63,7 +63,8 @@ describe('reconcile', () => {
   })
 
   test('a later record that shares an earlier one\'s seq (concurrent writers) takes no band slot: decisions equal one sequential run', async () => {
-    const store = await openMemoryStore({ maxPerBand: 1 })
+    // The newest record per band term (no bound by cluster: the bound whose slots a tie could take).
+    const store = await openMemoryStore({ maxPerBand: 1, maxPerCluster: 0 })
     expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
     await reconcile(createDeduplicator({ store, analyzer }))
     // Before the fix x (seq 2, after r) filled r's one slot and r was left unique in its own cluster.

@@ -29,8 +29,16 @@ function open(dir: string | undefined, maxPerKey: number) {
   return openMemoryStore(dir === undefined ? { maxPerKey } : { dir, fsync: false, maxPerKey })
 }
 
+/**
+ * Cases that named another member of the right cluster after other batch cuts (an exact match, d67
+ * of seed -21: d37 in one run, d21 in the other): a band-route record counted in the bounds only
+ * where a lookup or the batch happened to bring it. Both fail on ec99542 (bounds4 before
+ * `bandsDecide`).
+ */
+const BATCH_NAMED: [number, number, boolean, 2 | 3 | 5][] = [[-21, 0, false, 2], [-290800546, 0, false, 2]]
+
 describe('a re-run with re-used ids and keys past maxPerKey decides as one clean run (embedded store)', () => {
-  test.prop([fc.integer(), fc.integer({ min: 0, max: 160 }), fc.boolean(), fc.constantFrom(2, 3, 5)], { numRuns: 20 })(
+  test.prop([fc.integer(), fc.integer({ min: 0, max: 160 }), fc.boolean(), fc.constantFrom(2, 3, 5)], { numRuns: 20, examples: BATCH_NAMED })(
     'part of the stream first, then all of it with other batch sizes: every decision and stored field as the clean run',
     async (seed, cut, persistent, maxPerKey) => {
       const docs = hotKeyStream(seed, 160)

@@ -1,0 +1,80 @@
+import { expect } from 'vitest'
+import type { Decision, InputDocument } from '../../src/index.js'
+import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
+import { mulberry32 } from './random.js'
+
+/**
+ * Streams with hot clusters for the bounds' property tests against brute force (issue 25), and
+ * what a bound may change: only which earlier member of the same cluster a duplicate names.
+ */
+
+const SENTENCES = [ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D].flatMap((a) => a.split(/(?<=。)/)).filter((s) => s.length > 0)
+const SHORT = ['北京大学发布新的招生计划', '上海地铁十号线今日恢复运营', '北京地铁十号线今日恢复运营', '国家统计局公布上月物价数据']
+const EDIT = '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过'
+
+function edit(text: string, edits: number, rnd: () => number): string {
+  const chars = [...text]
+  for (let e = 0; e < edits; e++) {
+    const at = Math.floor(rnd() * chars.length)
+    const ch = EDIT[Math.floor(rnd() * EDIT.length)]!
+    const kind = Math.floor(rnd() * 3)
+    if (kind === 0) chars[at] = ch
+    else if (kind === 1) chars.splice(at, 0, ch)
+    else chars.splice(at, 1)
+  }
+  return chars.join('')
+}
+
+/**
+ * `n` documents from `seed`: originals of 3–6 fixture sentences (so originals share sentences,
+ * blocks and band terms across clusters) and short texts, then mostly copies of a few hot
+ * originals, some of the others.
+ */
+export function hotStream(seed: number, n: number): InputDocument[] {
+  const rnd = mulberry32(seed)
+  const originals: string[] = []
+  for (let i = 0; i < 6; i++) {
+    const k = 3 + Math.floor(rnd() * 4)
+    originals.push(Array.from({ length: k }, () => SENTENCES[Math.floor(rnd() * SENTENCES.length)]!).join(''))
+  }
+  const hot = [0, 1]
+  const docs: InputDocument[] = []
+  for (let i = 0; i < n; i++) {
+    const u = rnd()
+    let content: string
+    if (u < 0.12) content = SHORT[Math.floor(rnd() * SHORT.length)]!
+    else if (u < 0.25) content = edit(SHORT[Math.floor(rnd() * SHORT.length)]!, Math.floor(rnd() * 2), rnd)
+    else {
+      const from = u < 0.8 ? hot[Math.floor(rnd() * hot.length)]! : Math.floor(rnd() * originals.length)
+      content = edit(originals[from]!, Math.floor(rnd() * 4), rnd)
+    }
+    docs.push({ id: `d${i}`, content })
+  }
+  return docs
+}
+
+/** What a bound may not change: each document's status and cluster. */
+const verdicts = (ds: readonly Decision[]): string[] => ds.map((d) => `${d.id} ${d.status} ${d.clusterId}`)
+
+/**
+ * What a bound may change (docs/DESIGN.md, "Bounds"): each document has brute force's status and
+ * cluster; a duplicate may name another record, but one of the same cluster first indexed before it
+ * (`namedCluster` false: a stream with updates, whose re-elections move records between clusters
+ * without a decision, so a record's cluster is not read off the decisions).
+ */
+export function expectOnlyNamedMemberDiffers(bounded: readonly Decision[], brute: readonly Decision[], namedCluster = true): void {
+  expect(verdicts(bounded)).toEqual(verdicts(brute))
+  // An id given twice (an update) is first indexed at its first position; its cluster is its latest decision's so far.
+  const first = new Map<string | null, number>()
+  brute.forEach((d, i) => {
+    if (!first.has(d.id)) first.set(d.id, i)
+  })
+  const cluster = new Map<string | null, string | null>()
+  bounded.forEach((d, i) => {
+    if (d.duplicateOf !== null) {
+      if (namedCluster) expect(cluster.get(d.duplicateOf), `${d.id} names ${d.duplicateOf}`).toBe(d.clusterId)
+      expect(first.get(d.duplicateOf)!, `${d.id} names ${d.duplicateOf}`).toBeLessThan(i)
+    }
+    cluster.set(d.id, brute[i]!.clusterId)
+  })
+}
