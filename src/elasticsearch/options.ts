@@ -75,7 +75,8 @@ export interface ElasticsearchStoreBaseOptions {
   /**
    * Bounds by cluster (see `CandidateBounds.perCluster`): most records of one cluster a band term
    * adds to an answer (those first indexed first); `maxPerBand` then counts a term's clusters (a hot
-   * term is asked apart with its records collapsed by cluster). 0: no bound by cluster. @default 0 (range 0–1000; the two-writer reconcile tests hold only without it: a known open point)
+   * term is asked apart with its records collapsed by cluster). 0: no bound by cluster. The embedded
+   * store's default too, so that both stores decide identically. @default 2 (range 0–1000)
    */
   maxPerCluster?: number
   /** Retries of a request (or of the documents in a bulk) that failed with 429, 5xx or no connection. @default 3 (range 0–10) */
@@ -141,7 +142,7 @@ export const DEFAULT_ELASTICSEARCH_STORE_OPTIONS = Object.freeze({
   msearchSize: 500,
   maxCandidates: 1000,
   maxPerBand: 4,
-  maxPerCluster: 0,
+  maxPerCluster: OPTION_LIMITS.maxPerCluster.default,
   retries: 3,
   backoffMs: 200,
   maxPending: 50_000,
@@ -262,7 +263,7 @@ export function resolveElasticsearchStoreOptions(options: ElasticsearchStoreOpti
     msearchSize: integerOption('msearchSize', o.msearchSize, 1, 10_000),
     maxCandidates: integerOption('maxCandidates', o.maxCandidates, 1, 10_000, ' Larger pages exceed the default `index.max_result_window`.'),
     maxPerBand: integerOption('maxPerBand', o.maxPerBand, 1, 1000),
-    maxPerCluster: integerOption('maxPerCluster', o.maxPerCluster, 0, 1000),
+    maxPerCluster: integerOption('maxPerCluster', o.maxPerCluster, OPTION_LIMITS.maxPerCluster.min, OPTION_LIMITS.maxPerCluster.max),
     retries: integerOption('retries', o.retries, 0, 10),
     backoffMs: integerOption('backoffMs', o.backoffMs, 0, 60_000),
     pendingTtlMs,

@@ -103,6 +103,12 @@ export const OPTION_LIMITS = Object.freeze({
   shards: Object.freeze({ min: 1, max: 1024, default: 1 }),
   /** Replicas of each shard of an Elasticsearch index simdup creates (`replicas`, `--replicas`). */
   replicas: Object.freeze({ min: 0, max: 10, default: 0 }),
+  /**
+   * Records of one cluster a lookup route keeps (`maxPerCluster` of both stores; 0: no bound by
+   * cluster). One default for both stores: they then decide identically, down to the member
+   * `duplicate_of` names (docs/DESIGN.md, "Bounds").
+   */
+  maxPerCluster: Object.freeze({ min: 0, max: 1000, default: 2 }),
 })
 
 /** Which layers run when `layers` leaves them out. */

@@ -78,3 +78,25 @@ export function expectOnlyNamedMemberDiffers(bounded: readonly Decision[], brute
     cluster.set(d.id, brute[i]!.clusterId)
   })
 }
+
+/** A few URLs shared by many documents (a key route past its bound), and titles to go with them. */
+const URLS = ['https://news.example/a', 'https://news.example/b', 'https://portal.example/x']
+
+/**
+ * `hotStream` made harder for the stores' bounds: about a quarter of the documents carry one of
+ * three URLs (so a URL key holds far more records than any bound keeps, and versions of a URL
+ * supersede each other), one in ten re-uses an earlier id (an update: other content, or the same
+ * document sent again), and the ids to delete halfway are drawn too.
+ */
+export function hotStreamWithUpdates(seed: number, n: number): { docs: InputDocument[]; deletes: string[] } {
+  const rnd = mulberry32(seed * 31 + 7)
+  const docs: InputDocument[] = hotStream(seed, n).map((d) => (rnd() < 0.25 ? { ...d, url: URLS[Math.floor(rnd() * URLS.length)]! } : d))
+  for (let i = 10; i < docs.length; i++) {
+    if (rnd() >= 0.1) continue
+    const earlier = docs[Math.floor(rnd() * i)]!
+    docs[i] = rnd() < 0.3 ? { ...earlier } : { ...docs[i]!, id: earlier.id }
+  }
+  const ids = [...new Set(docs.slice(0, n >> 1).map((d) => d.id))]
+  const deletes = ids.filter(() => rnd() < 0.06)
+  return { docs, deletes }
+}

@@ -3,6 +3,7 @@ import { access, mkdir, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../../types.js'
 import { DedupError, describeValue, integerOption } from '../../errors.js'
+import { OPTION_LIMITS } from '../../engine/options.js'
 import type { CandidateBounds, FingerprintStore, StagedPut } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
 import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
@@ -59,7 +60,8 @@ export interface MemoryStoreOptions {
    * route adds to an answer (those nearest to the query) and one band term adds (those first
    * indexed first); `maxPerBand` then counts a term's clusters. A cluster of thousands of copies
    * then costs a lookup what a small one does, and never crowds another cluster out of a term.
-   * 0: no bound by cluster (`maxPerBand` counts a term's newest records). @default 2
+   * 0: no bound by cluster (`maxPerBand` counts a term's newest records). The Elasticsearch store's
+   * default too, so that both stores decide identically. @default 2 (range 0–1000)
    */
   maxPerCluster?: number
   /**
@@ -79,12 +81,12 @@ export interface MemoryStoreOptions {
 
 /** `maxPerCluster`: a whole number, 0 for none (undefined). */
 function perClusterOption(value: number | undefined): number | undefined {
-  const n = integerOption('maxPerCluster', value ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerCluster, 0)
+  const n = integerOption('maxPerCluster', value ?? DEFAULT_MEMORY_STORE_OPTIONS.maxPerCluster, OPTION_LIMITS.maxPerCluster.min, OPTION_LIMITS.maxPerCluster.max)
   return n === 0 ? undefined : n
 }
 
 /** Defaults of `MemoryStoreOptions`. */
-export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, maxPerBand: 4, maxPerCluster: 2, filterBlockDistance: true })
+export const DEFAULT_MEMORY_STORE_OPTIONS = Object.freeze({ fsync: true, readOnly: false, maxPerKey: 16, maxBlockCandidates: 4096, maxPerBand: 4, maxPerCluster: OPTION_LIMITS.maxPerCluster.default, filterBlockDistance: true })
 
 /** Default `limit` of `members`. */
 const DEFAULT_MEMBERS_LIMIT = 1000
