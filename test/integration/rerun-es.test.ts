@@ -153,9 +153,9 @@ describe('two writers at once (Elasticsearch)', () => {
     await store.close()
     const order = all.sort(compareOrder).map((r) => r.id)
     const byId = new Map(docs.map((d) => [d.id, d]))
-    // The sequential run over the same documents in the order the two writers numbered them, with
-    // the Elasticsearch store's bounds (no bound by cluster: its default).
-    const memory = await openMemoryStore({ maxPerCluster: 0 })
+    // The sequential run over the same documents in the order the two writers numbered them, on
+    // the embedded store with its default bounds (the same as Elasticsearch's).
+    const memory = await openMemoryStore()
     await runInBatches(createDeduplicator({ store: memory, analyzer }), order.map((id) => byId.get(id)!), 7)
     expect(await stored(index)).toEqual(await storedDecisions(memory))
     await memory.close()
@@ -163,7 +163,8 @@ describe('two writers at once (Elasticsearch)', () => {
 
   test('a later record of an earlier one\'s seq takes no band slot in reconcile (writers that started together)', async () => {
     const index = nextIndex()
-    const store = await createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), maxPerBand: 1 })
+    // The newest record per band term (no bound by cluster: the bound whose slots a tie could take), as test/unit/engine/reconcile.test.ts.
+    const store = await createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), maxPerBand: 1, maxPerCluster: 0 })
     expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
     await reconcile(createDeduplicator({ store, analyzer }))
     const got: Record<string, unknown> = {}
@@ -174,7 +175,7 @@ describe('two writers at once (Elasticsearch)', () => {
 
   test('a later record of the document\'s seq takes no band slot when it is re-indexed (the engine\'s lookup)', async () => {
     const index = nextIndex()
-    const store = await createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), maxPerBand: 1 })
+    const store = await createElasticsearchStore({ node: es.url, index, ...testIndexOptions(), maxPerBand: 1, maxPerCluster: 0 })
     expect((await store.put(await tiedSeqCopies(analyzer))).written).toBe(3)
     await store.refresh()
     // r keeps seq 2: one sequential run (and reconcile) give r → a; x, after r, is no match.
