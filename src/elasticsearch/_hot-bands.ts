@@ -5,7 +5,7 @@ import type { FingerprintRecord } from '../types.js'
  * answered without asking Elasticsearch. On a stream whose documents share content the same hot
  * terms come back batch after batch, and each was one sub-search of the batch's `_msearch` (its
  * newest `maxPerBand + 1` records): their count grew with the index and was most of a batch's
- * lookup time (docs/BENCHMARKS.md, "Elasticsearch block route" and "… interleaved").
+ * lookup time (docs/notes/2026-11-26-elasticsearch-growing-index.md, "Elasticsearch: hot band terms held between batches").
  *
  * An entry is the newest `size` records holding its term (first-insertion order), or all of them
  * when fewer: a search's answer merged with this store's writes a search could not see yet. It

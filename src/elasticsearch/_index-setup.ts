@@ -29,7 +29,7 @@ export interface IndexContext {
  * The block scheme of a new Elasticsearch index: 6 blocks (11,11,11,11,10,10 bits) of which 3 must
  * match, which guarantees distance 3 like 4 × 16 / 1 but returns ~true matches only at millions of
  * records, where any-of-4 16-bit blocks returns ~N/16,384 records per lookup that are read back and
- * dropped (docs/BENCHMARKS.md, "Block schemes on a large index"). An index with records keeps theirs.
+ * dropped (docs/BENCHMARKS.md, "Block schemes on a large Elasticsearch index"). An index with records keeps theirs.
  */
 export const DEFAULT_ELASTICSEARCH_BLOCK_SCHEME = Object.freeze({ blocks: 6, minMatch: 3 })
 

@@ -28,7 +28,7 @@ export function blockSetSize(blocks: number): number {
  * see `blockSetFormats` in _index-setup.ts; an older simdup never writes the newer field):
  * 1, the blocks joined, `0_3fa.1_0b1.2_9c0` (~17 characters), in `dedup.block_sets`; 2, compact,
  * 7 characters for 6 blocks (`compactSet`), in `dedup.block_sets_v2`: 2.4× shorter, so a smaller
- * terms dictionary and `_source` (docs/BENCHMARKS.md, "Disk of block sets").
+ * terms dictionary and `_source` (docs/notes/2026-11-26-elasticsearch-growing-index.md, "Disk of block sets").
  */
 export type BlockSetFormat = 1 | 2
 
@@ -80,8 +80,8 @@ function compactSet(rank: number, picked: readonly number[], values: readonly nu
  * `blockSetSize` of its distinct block terms. Two records share at least that many blocks exactly
  * when they share a set, so the block route's "≥ minMatch of 6 block terms" becomes one `terms`
  * match on 20 set terms, each held by ~N / 2^33 records where a block term is held by ~N / 2^11:
- * the lookup's postings stop growing with the index (docs/BENCHMARKS.md, "Elasticsearch block
- * sets"). Format 2 writes blocks not shaped as `fingerprintBlocks` cuts them joined, as format 1.
+ * the lookup's postings stop growing with the index (docs/notes/2026-11-26-elasticsearch-growing-index.md,
+ * "Elasticsearch block sets"). Format 2 writes blocks not shaped as `fingerprintBlocks` cuts them joined, as format 1.
  * @example blockSets(['0_1', '1_2', '2_3', '3_4']).length // 0 (4 blocks: none)
  */
 export function blockSets(blocks: readonly string[], format: BlockSetFormat = NEWEST_BLOCK_SET_FORMAT): string[] {
@@ -129,7 +129,7 @@ export const RECORD_FIELDS = Object.freeze([
  * The `_source` a candidate search reads back: the record's fields, named. An explicit list of
  * includes costs the node's fetch phase less than `dedup` minus the block sets (an `excludes`
  * filter): 458 against 533 ms a union search of ~1,900 hits, 739 against 876 ms at the client
- * (docs/BENCHMARKS.md, "Elasticsearch against plain ingestion").
+ * (docs/notes/2026-11-27-elasticsearch-against-plain-ingestion.md).
  */
 export const CANDIDATE_SOURCE = Object.freeze({ includes: RECORD_FIELDS.map((f) => `dedup.${f}`) })
 

@@ -15,7 +15,8 @@ export {
 } from './store.js'
 
 // The batch reindex of an existing index.
-export { reindex, type ReindexResult } from './reindex/reindex.js'
+export { reindex } from './reindex/reindex.js'
+export type { ReindexResult } from './reindex/result.js'
 export {
   DEFAULT_REINDEX_OPTIONS, REINDEX_LIMITS, type ReindexOptions, type ReindexFieldMap, type ReindexCounts, type ReindexProgress,
 } from './reindex/options.js'

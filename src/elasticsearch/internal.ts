@@ -7,7 +7,7 @@ export {
   DEFAULT_ELASTICSEARCH_BLOCK_SCHEME, SIMDUP_INDEX_TEMPLATE, DEDUP_COMPONENT_NAME, SIMDUP_TEMPLATE_NAME,
   type EnsureIndex, type TemplateNames,
 } from './store.js'
-export type { ReindexStatus } from './reindex/reindex.js'
+export type { ReindexStatus } from './reindex/result.js'
 export { parseFieldList, defaultCheckpointFile, type ReindexStoreTuning } from './reindex/options.js'
 export type { ReindexCheckpoint, ReindexJob } from './reindex/index.js'
 export type { HiddenReason } from './hook/search-hook.js'

@@ -141,3 +141,12 @@ export function newestFirst(a: FingerprintRecord, b: FingerprintRecord): number 
   if (sa !== sb) return sa > sb ? -1 : 1
   return a.id > b.id ? -1 : a.id < b.id ? 1 : 0
 }
+
+/** `ids` as given, after checking that it is an array of strings (INVALID_OPTION if not). */
+export function checkIds(ids: readonly string[]): readonly string[] {
+  if (!Array.isArray(ids)) throw new DedupError('INVALID_OPTION', `Expected \`ids\` to be an array of strings, got ${describeValue(ids)}.`)
+  for (const id of ids) {
+    if (typeof id !== 'string') throw new DedupError('INVALID_OPTION', `Expected every id to be a string, got ${describeValue(id)}.`)
+  }
+  return ids
+}

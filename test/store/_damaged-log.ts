@@ -6,7 +6,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FingerprintRecord } from '../../src/types.js'
 import { openMemoryStore } from '../../src/store/embedded/store.js'
-import { LOG_FILE } from '../../src/store/embedded/_log.js'
+import { LOG_FILE } from '../../src/store/embedded/_log-format.js'
 import { T0, flip, makeRecord } from './_records.js'
 
 const BASE = { hi: 0x3fa20b11, lo: 0x9c00ffe1 }

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { LOG_FILE } from '../../src/store/embedded/_log.js'
+import { LOG_FILE } from '../../src/store/embedded/_log-format.js'
 import { copyStream } from '../helpers/copy-stream.js'
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'simdup.js')

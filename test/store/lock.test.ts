@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, test } from 'vitest'
 import { openMemoryStore } from '../../src/store/embedded/store.js'
 import { LOCK_FILE } from '../../src/store/lock.js'
-import { LOG_FILE } from '../../src/store/embedded/_log.js'
+import { LOG_FILE } from '../../src/store/embedded/_log-format.js'
 import { crashRecord } from './_crash-plan.js'
 
 const HOLDER = new URL('./_lock-holder.ts', import.meta.url).pathname

@@ -3,7 +3,7 @@ import { resolveDeduplicatorOptions } from '../../engine/options.js'
 import { isAnalyzer, toPortable } from '../../engine/prepare-pool.js'
 import type { FingerprintStore } from '../../store/store.js'
 import type { ReindexOptions, ResolvedReindexOptions } from './options.js'
-import type { ReindexJob } from './_checkpoint.js'
+import type { ReindexJob } from './checkpoint.js'
 
 /** A store that must never be used: only lets the engine's option validation run before connecting. */
 const NO_STORE = new Proxy({}, { get: () => () => Promise.reject(new Error('not connected')) }) as FingerprintStore

@@ -3,7 +3,7 @@ import { DedupError } from '../../errors.js'
 import type { ResolvedReindexOptions } from './options.js'
 import type { FieldSort } from './_sort.js'
 import { countDocs, createDest, indexExists, inspectSource, sortOfField, type Requester, type SourceInfo } from './_es.js'
-import type { ReindexCheckpoint } from './_checkpoint.js'
+import type { ReindexCheckpoint } from './checkpoint.js'
 
 /** What a run learns of its source before it writes. */
 export interface PreparedSource {

@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { ReindexCheckpoint } from './_checkpoint.js'
+import type { ReindexCheckpoint } from './checkpoint.js'
 
 /**
  * The job's rejects file: cut back on open to what the checkpoint covers (a killed process may

@@ -5,7 +5,7 @@ import { createElasticsearchStore, type ElasticsearchStore } from '../store.js'
 import type { ReindexCounts, ReindexOptions, ResolvedReindexOptions } from './options.js'
 import { makeRequester, maxIndexedAt } from './_es.js'
 import { openWalk } from './_walk.js'
-import type { ReindexCheckpoint } from './_checkpoint.js'
+import type { ReindexCheckpoint } from './checkpoint.js'
 import { JobClock, JobStore, TrailingWindow } from './_run-store.js'
 import { connect, type ReindexConnection } from './_connect.js'
 import { prepareSource } from './_prepare.js'
@@ -16,7 +16,7 @@ import { rebuildWindow } from './_rebuild-window.js'
 import { CheckpointWriter } from './_save.js'
 import { ReindexBatches } from './_batches.js'
 import type { JobDescription } from './_job.js'
-import type { ReindexResult } from './reindex.js'
+import type { ReindexResult } from './result.js'
 
 /** What `reindex` hands its run: the checkpoint it continues (null: a new job) and the job it described. */
 export interface RunContext extends JobDescription {

@@ -1,7 +1,7 @@
 import type { ReindexCounts } from './options.js'
 import type { SortValue } from './_sort.js'
 import type { SourceWalk } from './_walk.js'
-import { CHECKPOINT_FORMAT, writeCheckpoint, type ReindexJob } from './_checkpoint.js'
+import { CHECKPOINT_FORMAT, writeCheckpoint, type ReindexJob } from './checkpoint.js'
 import type { RejectsFile } from './_rejects.js'
 
 /** What every checkpoint of one run holds besides its position; `counts` and `segments` are the run's own, updated in place. */

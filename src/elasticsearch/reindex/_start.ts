@@ -3,7 +3,7 @@ import type { ResolvedReindexOptions } from './options.js'
 import { MISSING_NUMBER, type FieldSort, type SortValue } from './_sort.js'
 import type { Requester } from './_es.js'
 import { pitAlive } from './_walk.js'
-import type { ReindexCheckpoint } from './_checkpoint.js'
+import type { ReindexCheckpoint } from './checkpoint.js'
 
 /** Where a run starts reading its source, and how it continues an earlier process. */
 export interface StartPoint {

@@ -1,39 +1,10 @@
 import { DedupError } from '../../errors.js'
 import { DEFAULT_ELASTICSEARCH_STORE_OPTIONS } from '../store.js'
-import { resolveReindexOptions, type ReindexCounts, type ReindexOptions } from './options.js'
-import { jobDifferences, lockCheckpoint, readCheckpoint } from './_checkpoint.js'
+import { resolveReindexOptions, type ReindexOptions } from './options.js'
+import { jobDifferences, lockCheckpoint, readCheckpoint } from './checkpoint.js'
 import { describeJob } from './_job.js'
 import { runReindex } from './_run.js'
-
-/** How a run ended. */
-export type ReindexStatus = 'done' | 'already-done' | 'stopped'
-
-/** What `reindex` resolves with. */
-export interface ReindexResult {
-  /** `done`: the walk finished; `already-done`: the checkpoint said so and nothing was touched; `stopped`: `maxBatches` / `signal`, resumable. */
-  status: ReindexStatus
-  /** Cumulative over the whole job (every process that worked on it). */
-  counts: ReindexCounts
-  /** Clusters started (= unique documents). */
-  clusters: number
-  /** Largest clusters (size ≥ 2), largest first; filled when the job is done. */
-  topClusters: { clusterId: string; size: number }[]
-  /** Documents in the source when this run started. */
-  total: number
-  /** Batches this process completed. */
-  batches: number
-  /** Milliseconds this process ran. */
-  elapsedMs: number
-  /** Documents this process decided per second. */
-  docsPerSecond: number
-  /** How this process continued an earlier one: on the same point in time (`exact`), by re-reading (`rescan`), or not at all. */
-  resumed: 'exact' | 'rescan' | null
-  reader: 'pit' | 'scroll' | null
-  /** The index written: `dest`, or the source in place. */
-  target: string
-  checkpointFile: string | null
-  rejectsFile: string | null
-}
+import type { ReindexResult } from './result.js'
 
 /**
  * Walks an existing index in one global order (point in time + `search_after`, optionally sliced

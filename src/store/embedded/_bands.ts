@@ -6,7 +6,7 @@ import { KEY_OUT, KeyIndex } from './_key-index.js'
  * Most rows per bucket of a band position's index (on average; the heads double past it). A
  * lookup walks a whole bucket for each of its band terms (8), a cache miss per row: at load 16
  * (before) the walks grew with the store up to ~120 rows a lookup at 1 M rows, at 8 half that, for
- * 4 bytes of heads per bucket (2–4 bytes a row more over the 8 bands; docs/BENCHMARKS.md).
+ * 4 bytes of heads per bucket (2–4 bytes a row more over the 8 bands; docs/notes/2026-11-26-growing-index-embedded.md, "Band index walks").
  */
 const BAND_LOAD = 8
 
@@ -27,7 +27,7 @@ const BAND_LOAD = 8
  * the index (the entry has them). The remainder stays 16 bits, so a match is exact and the band
  * route reads back only the rows it returns: with 8 bits (a tag, 1 byte a band less) every match
  * had to be confirmed on its entry, a log read per band row met, which made the band route's
- * reads per lookup double those of the rows it returned (docs/BENCHMARKS.md).
+ * reads per lookup double those of the rows it returned (docs/notes/2026-11-26-growing-index-embedded.md, "Band indexes exact with a log").
  */
 export class BandStore {
   private readonly counts = new U8Column()

@@ -1,22 +1,29 @@
-import { constants } from 'node:fs'
-import { access, mkdir, stat } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { stat } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import type { CandidateQuery, FingerprintRecord, PutResult } from '../../types.js'
 import { DedupError, describeValue, integerOption } from '../../errors.js'
 import { OPTION_LIMITS } from '../../engine/options.js'
 import type { CandidateBounds, FingerprintStore, StagedPut } from '../store.js'
 import { LayoutRegistry } from './_block-layout.js'
-import { ByteWriter, LOG_EXPLICIT_LAYOUT, countPuts, encodeDelete, encodeLayout, encodePut } from './_codec.js'
+import { deletePayloads, putPayloads } from './_payloads.js'
 import { acquireLock, type DirLock } from '../lock.js'
-import { FRAME_HEADER_BYTES, HEADER_BYTES, LOG_FILE, LogFile, checkLog, missingLogError, truncateLog, type LogCheck, type LogDamage, type PayloadSink, type ReplayResult } from './_log.js'
+import { LOG_FILE } from './_log-format.js'
+import { LogFile } from './_log-file.js'
+import { checkLog, truncateLog, type LogCheck } from './_log-repair.js'
+import type { PayloadSink, ReplayResult } from './_replay.js'
+import { missingLogError } from './_store-dir.js'
 import { LogReader } from './_log-reader.js'
-import { RowCheck } from './_band-check.js'
+import { answerQueries } from './_answer.js'
 import { Tables, type CandidateLimits, type TableBytes } from './_tables.js'
-import { MAX_SEQ, checkQuery, checkUrlQuery, newestFirst, recordProblem } from '../validate.js'
+import { damageReport, type LogDamageReport, type MemoryStoreCheck } from './_damage-report.js'
+import { createAndLock } from './_open-dir.js'
+import { rebuildFrames } from './_rebuild.js'
+import { MAX_SEQ, checkIds, checkQuery, checkUrlQuery, newestFirst } from '../validate.js'
 import { hexHi, hexLo } from './_bytes.js'
-import { MAX_VERSIONS, VersionRegistry } from './_versions.js'
+import { VersionRegistry } from './_versions.js'
 
 export type { TableBytes } from './_tables.js'
+export type { LogDamageReport, MemoryStoreCheck } from './_damage-report.js'
 
 /** Options of the embedded store. */
 export interface MemoryStoreOptions {
@@ -96,10 +103,6 @@ const DEFAULT_SCAN_BATCH = 1000
 const DEFAULT_MIN_CLUSTER_SIZE = 2
 /** Rebuild once dead rows outnumber live ones and this many are dead. */
 const AUTO_COMPACT_MIN_DEAD = 1 << 16
-/** A put or delete larger than this is written as several frames (replay reads a frame whole). */
-const MAX_PAYLOAD_BYTES = 32 << 20
-/** Entries per frame when compaction rewrites the log. */
-const COMPACT_FRAME_BYTES = 1 << 20
 
 /** Size and health figures of a memory store. */
 export interface MemoryStoreStats {
@@ -118,44 +121,6 @@ export interface MemoryStoreStats {
   /** Bytes of a torn tail cut off when the log was opened. */
   truncatedOnOpen: number
   /** What of the log was not read on open (a torn tail), or null when all of it was. */
-  damage: LogDamageReport | null
-}
-
-/** Bytes of a store's log that were not read: where, how many, what they held, what became of them. */
-export interface LogDamageReport {
-  /** The log file. */
-  path: string
-  /** Byte offset of the first frame not read. */
-  offset: number
-  /** Bytes from `offset` to the end of the file. */
-  bytes: number
-  /** Records found whole in those bytes: a lower bound (the damage can hide more). */
-  records: number
-  /** What is wrong there. */
-  reason: string
-  /** A bad last frame (what a crash mid-write leaves), or a bad frame with more after it. */
-  tail: boolean
-  /** The bytes were cut from the log (a writable open cuts a torn tail; `repair` cuts any damage). */
-  cut: boolean
-  /** Where the cut bytes (or, after a repair, the whole old log) were copied; null if not copied. */
-  savedTo: string | null
-  /**
-   * What of it a writer had acknowledged (its commit point lies past `offset`): bytes and entries
-   * (records and deletes) lost. Null for a torn write that was never acknowledged.
-   */
-  acknowledged: { bytes: number; entries: number } | null
-}
-
-/** What `checkMemoryStore` / `repairMemoryStore` found (and did). */
-export interface MemoryStoreCheck {
-  dir: string
-  /** Bytes of the log file (before a repair). */
-  fileBytes: number
-  /** Bytes of its valid prefix: what a repair keeps. */
-  validBytes: number
-  /** Live records in the valid prefix. */
-  records: number
-  /** What is past the valid prefix, or null when the log is whole. */
   damage: LogDamageReport | null
 }
 
@@ -257,7 +222,7 @@ export class MemoryStore implements FingerprintStore {
     const abs = resolve(dir)
     const { store, result: found } = await MemoryStore.sameFile(abs, (s) => checkLog(abs, s.sink()))
     try {
-      return { check: { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: store.report(abs, found.damage, false) }, log: found }
+      return { check: { dir: abs, fileBytes: found.fileBytes, validBytes: found.validBytes, records: store.tables.live, damage: damageReport(abs, found.damage, false) }, log: found }
     } finally {
       store.tables.reader?.retire()
     }
@@ -320,21 +285,6 @@ export class MemoryStore implements FingerprintStore {
     return (buf, start, end, fileOffset) => this.applyPayload(buf, start, end, fileOffset)
   }
 
-  private report(dir: string, damage: LogDamage | null, cut: boolean): LogDamageReport | null {
-    if (damage === null) return null
-    return {
-      path: join(dir, LOG_FILE),
-      offset: damage.offset,
-      bytes: damage.bytes,
-      records: damage.payload === null ? 0 : countPuts(damage.payload, 0, damage.payload.length),
-      reason: damage.reason,
-      tail: damage.tail,
-      cut,
-      savedTo: damage.savedTo,
-      acknowledged: damage.acknowledged,
-    }
-  }
-
   private async attachReadOnly(dir: string): Promise<void> {
     this.tables = new Tables(this.layouts, this.registry, this.logReader(dir))
     try {
@@ -359,7 +309,7 @@ export class MemoryStore implements FingerprintStore {
       this.dir = dir
       this.readOnly = true
       this.logBytes = replay.size
-      this.damage = this.report(dir, replay.damage, false)
+      this.damage = damageReport(dir, replay.damage, false)
     } catch (err) {
       this.tables.reader?.retire()
       if (err instanceof DedupError) throw err
@@ -368,17 +318,7 @@ export class MemoryStore implements FingerprintStore {
   }
 
   private async attach(dir: string, fsync: boolean): Promise<void> {
-    let lock: DirLock
-    try {
-      await mkdir(dir, { recursive: true }).catch(async (err: unknown) => {
-        const why = await mkdirFailure(dir, err)
-        throw new DedupError(lasting(why) ? 'STORE_REQUEST_FAILED' : 'STORE_UNAVAILABLE', `Cannot open the store in ${dir}: the directory cannot be created: ${fsReason(why)}.`, { cause: why })
-      })
-      lock = await acquireLock(dir)
-    } catch (err) {
-      if (err instanceof DedupError) throw err
-      throw new DedupError(lasting(err) ? 'STORE_REQUEST_FAILED' : 'STORE_UNAVAILABLE', `Cannot open the store in ${dir} for writing: ${fsReason(err)}.`, { cause: err })
-    }
+    const lock = await createAndLock(dir)
     try {
       // Payloads stay in the log and are read back from it (see Tables).
       this.tables = new Tables(this.layouts, this.registry, this.logReader(dir))
@@ -390,7 +330,7 @@ export class MemoryStore implements FingerprintStore {
       this.lock = lock
       this.dir = dir
       this.truncatedOnOpen = replay.truncated
-      this.damage = this.report(dir, replay.damage, replay.truncated > 0)
+      this.damage = damageReport(dir, replay.damage, replay.truncated > 0)
       this.compactQueued = false
       if (this.logEntries - this.tables.live > this.logEntries / 2) await this.compact()
     } catch (err) {
@@ -419,46 +359,7 @@ export class MemoryStore implements FingerprintStore {
   async stage(records: readonly FingerprintRecord[]): Promise<StagedPut> {
     this.checkWritable()
     if (!Array.isArray(records)) throw new DedupError('INVALID_OPTION', `Expected \`records\` to be an array, got ${describeValue(records)}.`)
-    const failed: PutResult['failed'] = []
-    const payloads: Buffer[] = []
-    let w = new ByteWriter(Math.min(records.length * 128 + 64, MAX_PAYLOAD_BYTES + 4096))
-    let written = 0
-    // Ids put earlier in this call whose number is not in the tables yet (a repeated id keeps its first).
-    const batchSeqs = new Map<string, number>()
-    for (const given of records) {
-      const problem = recordProblem(given) ?? (this.registry.accepts(given.version) ? null : `Record ${describeValue(given.id)}: more than ${MAX_VERSIONS} distinct \`version\` values in one store; re-index old versions away first.`)
-      if (problem !== null) {
-        const id = given !== null && typeof given === 'object' && typeof given.id === 'string' ? given.id : ''
-        failed.push({ id, error: new DedupError('INVALID_DOCUMENT', problem) })
-        continue
-      }
-      let r = given
-      if (r.seq === undefined) {
-        let seq = batchSeqs.get(r.id)
-        if (seq === undefined) {
-          const row = this.tables.rowOf(r.id)
-          seq = row >= 0 ? this.tables.seqOf(row) : this.freshSeq()
-        }
-        r = { ...r, seq }
-      }
-      batchSeqs.set(r.id, r.seq!)
-      this.registry.intern(r.version)
-      let layout = this.layouts.match(r.fingerprint.hi, r.fingerprint.lo, r.blocks)
-      if (layout < 0) layout = LOG_EXPLICIT_LAYOUT
-      else if (!this.layouts.inLog[layout]) {
-        const l = this.layouts.layouts[layout]!
-        encodeLayout(w, layout, l.widths, l.padded)
-        // Marked now, not after the write: a failed write fails the log, so nothing follows it.
-        this.layouts.inLog[layout] = true
-      }
-      encodePut(w, r, layout)
-      written++
-      if (w.pos >= MAX_PAYLOAD_BYTES) {
-        payloads.push(w.view())
-        w = new ByteWriter(MAX_PAYLOAD_BYTES + 4096)
-      }
-    }
-    if (w.pos > 0) payloads.push(w.view())
+    const { payloads, written, failed } = putPayloads(records, this.tables, this.layouts, this.registry, () => this.freshSeq())
     const { durable } = payloads.length > 0 ? await this.commit(payloads) : { durable: Promise.resolve() }
     return { result: { written, failed }, durable }
   }
@@ -467,50 +368,7 @@ export class MemoryStore implements FingerprintStore {
     this.checkOpen()
     if (!Array.isArray(queries)) throw new DedupError('INVALID_OPTION', `Expected \`queries\` to be an array, got ${describeValue(queries)}.`)
     queries.forEach(checkQuery)
-    const tables = this.tables
-    const answers: number[][] = []
-    // The band-route rows of queries with a `bandCheck`, each with its query's check: they are
-    // tested in log order (one forward pass through the file), the other rows read whole.
-    const tested: number[] = []
-    const testedBy: RowCheck[] = []
-    const whole: number[] = []
-    const checks: (RowCheck | null)[] = []
-    for (const q of queries) {
-      const rows: number[] = []
-      const banded = tables.collect(q, this.limits, rows)
-      answers.push(rows)
-      const check = q.bandCheck !== undefined && banded < rows.length ? new RowCheck().reset(q, q.bandCheck) : null
-      checks.push(check)
-      for (let i = 0; i < rows.length; i++) {
-        if (check === null || i < banded) whole.push(rows[i]!)
-        else {
-          tested.push(rows[i]!)
-          testedBy.push(check)
-        }
-      }
-    }
-    // Stand-ins per check (a row may be a stand-in for one query and whole for another).
-    const standIns = new Map<RowCheck, Map<number, FingerprintRecord>>()
-    for (const i of tables.logOrder(tested)) {
-      const row = tested[i]!
-      const check = testedBy[i]!
-      const standIn = tables.standIn(row, check)
-      if (standIn === null) whole.push(row)
-      else {
-        let stood = standIns.get(check)
-        if (stood === undefined) standIns.set(check, (stood = new Map()))
-        stood.set(row, standIn)
-      }
-    }
-    // One pass over the rows of the whole batch, in log order (each row read once); a row in
-    // several answers of one call is one shared record object.
-    const records = tables.records(whole)
-    if (standIns.size === 0) return answers.map((rows) => rows.map((row) => records.get(row)!))
-    return answers.map((rows, k) => {
-      const check = checks[k]!
-      const stood = check === null ? undefined : standIns.get(check)
-      return rows.map((row) => stood?.get(row) ?? records.get(row)!)
-    })
+    return answerQueries(this.tables, this.limits, queries)
   }
 
   async sequence(ids: readonly string[], options: { fresh?: boolean } = {}): Promise<number[]> {
@@ -574,16 +432,7 @@ export class MemoryStore implements FingerprintStore {
     this.checkWritable()
     const unique = [...new Set(checkIds(ids))].filter((id) => id.length > 0)
     if (unique.length === 0) return
-    const payloads: Buffer[] = []
-    let w = new ByteWriter(Math.min(unique.length * 24 + 16, MAX_PAYLOAD_BYTES + 4096))
-    for (const id of unique) {
-      encodeDelete(w, id)
-      if (w.pos < MAX_PAYLOAD_BYTES) continue
-      payloads.push(w.view())
-      w = new ByteWriter(MAX_PAYLOAD_BYTES + 4096)
-    }
-    if (w.pos > 0) payloads.push(w.view())
-    await (await this.commit(payloads)).durable
+    await (await this.commit(deletePayloads(unique))).durable
   }
 
   /**
@@ -669,7 +518,7 @@ export class MemoryStore implements FingerprintStore {
       old.reader?.pin()
       const fresh = new Tables(this.layouts, this.registry, this.logReader(this.dir!))
       fresh.reserve(old.live)
-      await log.rewrite(this.rebuildFrames(fresh), () => fresh.live)
+      await log.rewrite(rebuildFrames(this.tables, fresh, this.layouts), () => fresh.live)
       this.tables = fresh
       old.reader?.retire()
       this.logEntries = fresh.live
@@ -691,37 +540,11 @@ export class MemoryStore implements FingerprintStore {
     }
   }
 
-  /**
-   * Fills `fresh` with the live rows, each passed through the same encode → apply path as a put,
-   * yielding the frames (the new log's payloads) as it goes.
-   */
-  private *rebuildFrames(fresh: Tables): Generator<Buffer> {
-    const old = this.tables
-    const tops = old.keyTops()
-    // Where the next frame's payload will sit in the new log (see LogFile.rewrite).
-    let fileOffset = HEADER_BYTES + FRAME_HEADER_BYTES
-    const w = new ByteWriter(COMPACT_FRAME_BYTES + 4096)
-    this.layouts.layouts.forEach((l, id) => encodeLayout(w, id, l.widths, l.padded))
-    for (let row = 0; row <= old.rows; row++) {
-      if (row < old.rows) {
-        if (!old.isLive(row)) continue
-        old.encodeRow(row, w, tops)
-        if (w.pos < COMPACT_FRAME_BYTES) continue
-      }
-      if (w.pos === 0) continue
-      const frame = Buffer.from(w.view())
-      w.pos = 0
-      fresh.applyEntries(frame, 0, frame.length, fileOffset, true)
-      fileOffset += frame.length + FRAME_HEADER_BYTES
-      yield frame
-    }
-  }
-
   /** Compacts an in-memory store synchronously. */
   private rebuildNow(): void {
     const fresh = new Tables(this.layouts, this.registry)
     fresh.reserve(this.tables.live)
-    for (const frame of this.rebuildFrames(fresh)) void frame
+    for (const frame of rebuildFrames(this.tables, fresh, this.layouts)) void frame
     this.tables = fresh
     this.logEntries = fresh.live
   }
@@ -769,57 +592,6 @@ export class MemoryStore implements FingerprintStore {
     this.checkOpen()
     if (this.readOnly) throw new DedupError('STORE_UNAVAILABLE', `The store in ${this.dir} was opened read-only; open it without \`readOnly\` to write.`)
   }
-}
-
-/**
- * The real reason a recursive mkdir of `dir` failed: Node reports ENOENT where the nearest
- * existing ancestor is on a read-only filesystem or not writable; asking that ancestor tells.
- */
-async function mkdirFailure(dir: string, err: unknown): Promise<unknown> {
-  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err
-  let at = dirname(dir)
-  for (;;) {
-    const st = await stat(at).catch(() => null)
-    if (st !== null) {
-      if (!st.isDirectory()) return Object.assign(new Error(`${at} is not a directory`), { code: 'ENOTDIR' })
-      return access(at, constants.W_OK).then(() => err, (denied: unknown) => denied)
-    }
-    const up = dirname(at)
-    if (up === at) return err
-    at = up
-  }
-}
-
-/**
- * A filesystem error that a retry will not cure (a read-only filesystem, no permission, a file
- * where the directory should be): STORE_REQUEST_FAILED (exit 1), not STORE_UNAVAILABLE (exit 4,
- * "retry later").
- */
-function lasting(err: unknown): boolean {
-  return ['EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? '')
-}
-
-/** A filesystem error in words, with its code: `the filesystem is read-only (EROFS)`. */
-function fsReason(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code
-  const words: Record<string, string> = {
-    EROFS: 'the filesystem is read-only',
-    EACCES: 'permission denied',
-    EPERM: 'permission denied',
-    ENOSPC: 'no space left on the device',
-    ENOTDIR: 'a part of the path is a file, not a directory',
-    ENOENT: 'a directory on the path does not exist and cannot be created',
-    EEXIST: 'a file of that name is in the way',
-  }
-  return code !== undefined && words[code] !== undefined ? `${words[code]} (${code})` : (err as Error).message
-}
-
-function checkIds(ids: readonly string[]): readonly string[] {
-  if (!Array.isArray(ids)) throw new DedupError('INVALID_OPTION', `Expected \`ids\` to be an array of strings, got ${describeValue(ids)}.`)
-  for (const id of ids) {
-    if (typeof id !== 'string') throw new DedupError('INVALID_OPTION', `Expected every id to be a string, got ${describeValue(id)}.`)
-  }
-  return ids
 }
 
 /**

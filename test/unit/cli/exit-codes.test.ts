@@ -10,7 +10,7 @@ import { EXIT_CODES, exitCodeOf, run } from '../../../src/cli/main.js'
 import { InputError, OutputError, UsageError } from '../../../src/cli/io.js'
 import { DedupError, type DedupErrorCode } from '../../../src/errors.js'
 import { openMemoryStore, type MemoryStore } from '../../../src/store/embedded/index.js'
-import { LOG_FILE } from '../../../src/store/embedded/_log.js'
+import { LOG_FILE } from '../../../src/store/embedded/_log-format.js'
 import { fakeIO } from '../../helpers/cli.js'
 
 const cli = async (args: string[], cwd: string, stdin = '') => {

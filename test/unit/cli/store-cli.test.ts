@@ -3,7 +3,8 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFi
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/main.js'
-import { LOG_FILE, forgetLastCommit } from '../../../src/store/embedded/_log.js'
+import { LOG_FILE } from '../../../src/store/embedded/_log-format.js'
+import { forgetLastCommit } from '../../../src/store/embedded/_commit-point.js'
 import { fakeIO } from '../../helpers/cli.js'
 
 /** A directory holding news.jsonl indexed into `st` in batches of 5 (4 log frames for 17 lines). */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
 import { createAnalyzer, createDeduplicator, openMemoryStore, reconcile, type FingerprintRecord, type InputDocument } from '../../../src/index.js'
-import { LOG_FILE } from '../../../src/store/embedded/_log.js'
+import { LOG_FILE } from '../../../src/store/embedded/_log-format.js'
 import { copyStream, decided, expectConsistent, runInBatches, storedDecisions } from '../../helpers/rerun.js'
 import { tempDirs } from '../../helpers/temp-dir.js'
 

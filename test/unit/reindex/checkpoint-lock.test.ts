@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
-import { lockCheckpoint } from '../../../src/elasticsearch/reindex/_checkpoint.js'
+import { lockCheckpoint } from '../../../src/elasticsearch/reindex/checkpoint.js'
 import { usePidFileLock } from '../../../src/store/lock.js'
 
 const children: ChildProcess[] = []
