@@ -286,7 +286,7 @@ export const TITLE_GRAMS = WORD_REPLACED_MAX_GRAMS
  * length, `minLongGramJaccard` beyond (when set). One word changed in m bigrams leaves
  * J = (m − 3)/(m + 3): 0.81 at 30 characters, where 0.85 keeps two titles apart, but a longer
  * text that shares all but a clause or a line with another stays below 0.85 too.
- * @example gramJaccardThreshold({ minGramJaccard: 0.85, minLongGramJaccard: 0.7, minContainment: 0.9, minContainedGrams: 6 }, 41) // 0.7
+ * @example gramJaccardThreshold({ minGramJaccard: 0.85, minLongGramJaccard: 0.75, minContainment: 0.9, minContainedGrams: 6 }, 41) // 0.75
  */
 export function gramJaccardThreshold(t: GramThresholds, large: number): number {
   return large > TITLE_GRAMS && t.minLongGramJaccard !== undefined ? t.minLongGramJaccard : t.minGramJaccard

@@ -23,7 +23,7 @@ export interface ShortTextOptions {
   minGramJaccard?: number
   /**
    * …or at least this when the larger set has more than 40 bigrams (a sentence or more: a review,
-   * a package description). @default 0.7 (0.5–1)
+   * a package description). @default 0.75 (0.5–1)
    */
   minLongGramJaccard?: number
   /**
@@ -37,7 +37,7 @@ export interface ShortTextOptions {
 }
 
 export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({
-  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.85, minLongGramJaccard: 0.7, minContainment: 0.9, minContainedGrams: 6,
+  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.85, minLongGramJaccard: 0.75, minContainment: 0.9, minContainedGrams: 6,
 })
 
 /** True when the weighted terms are too few or too dominated for SimHash. @example isShortText([{ term: '你好', weight: 5 }]) // true */

@@ -67,7 +67,7 @@ describe('short texts (issue 24)', () => {
     expect(d.resemblance).toBeGreaterThan(0.7)
   })
 
-  test('longer than a title: a text sharing all but its last line is a duplicate at bigram Jaccard 0.7 (minLongGramJaccard)', async () => {
+  test('longer than a title: a text sharing all but its last line is a duplicate at bigram Jaccard 0.75 (minLongGramJaccard)', async () => {
     const common = 'qt 是一个跨平台 c++ 应用程序框架。qt 的主要特点在于其具有一个丰富的组件集，可以提供标准的图形界面功能。'
     const a = `${common}\n本软件包包含 qt 5 的开发文件。`
     const b = `${common}\n本软件包提供 qt 5 的调试符号。`
