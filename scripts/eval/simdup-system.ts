@@ -7,12 +7,14 @@ import { appendFileSync } from 'node:fs'
 let dumpRun = 0
 
 /**
- * @param options overrides of the default Deduplicator options (for ablations in the eval); by
- * default those of the environment variable `SIMDUP_EVAL_OPTIONS` (JSON, e.g. `{"templates":false}`),
- * so any eval script can be re-run as an ablation.
+ * @param given overrides of the default Deduplicator options (for ablations in the eval), over
+ * those of the environment variable `SIMDUP_EVAL_OPTIONS` (JSON, e.g. `{"templates":false}`), so
+ * any eval script can be re-run as an ablation (run.ts too, which passes `urlMinResemblance`).
  * @example const system = await createSimdupSystem()
  */
-export async function createSimdupSystem(options: Partial<Omit<DeduplicatorOptions, 'store'>> = envOptions(), name = 'simdup'): Promise<EvalSystem> {
+export async function createSimdupSystem(given: Partial<Omit<DeduplicatorOptions, 'store'>> = {}, name = 'simdup'): Promise<EvalSystem> {
+  // SIMDUP_EVAL_OPTIONS applies under the options a caller passes (run.ts passes urlMinResemblance).
+  const options = { ...envOptions(), ...given }
   return {
     name,
     async run(docs) {

@@ -79,7 +79,7 @@ function explainPair(a: FingerprintRecord, b: FingerprintRecord, k: number, matc
     if (a.version !== b.version || a.version !== version) reasons.push('fingerprint versions differ: only URLs compare')
     if (a.contentHash !== b.contentHash) reasons.push('normalised contents differ')
     if (distance > k) reasons.push(`distance ${distance} > k = ${k}`)
-    if (a.short || b.short) reasons.push(a.short && b.short ? 'both are short: texts of ≤ 150 letters and digits need bigram Jaccard ≥ 0.85 or containment ≥ 0.9 (sizes within 2×) and no differing number or negation; longer low-information texts need term Jaccard ≥ 0.8 within k' : 'one is short, the other not: they take different routes and only the same content matches')
+    if (a.short || b.short) reasons.push(a.short && b.short ? 'both are short: texts of ≤ 150 letters and digits need bigram Jaccard ≥ 0.85 (0.75 beyond 40 bigrams, by default) or containment ≥ 0.9 (sizes within 2×) and no differing number or negation; longer low-information texts need term Jaccard ≥ 0.8 within k' : 'one is short, the other not: they take different routes and only the same content matches')
     if (resemblance !== null) reasons.push(`estimated 5-gram resemblance ${resemblance.toFixed(2)} below the MinHash threshold`)
   }
   const lines = [

@@ -2,7 +2,7 @@ import type { CandidateQuery, Fingerprint, FingerprintRecord, Layer, Rule } from
 import { hamming } from '../fingerprint/hamming.js'
 import { sketchJaccard } from '../fingerprint/short-text.js'
 import { minhashPart, minhashSimilarity, resemblanceBound, sparseSketchMargin } from '../fingerprint/minhash.js'
-import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
+import { MIN_GRAMS, SHORT_GRAM_FLOOR, gramBound, gramJaccardThreshold, gramPart, gramVerdict, isGramSketch, isGramTerm, sketchGrams } from '../fingerprint/short-grams.js'
 import { figuresChanged } from '../fingerprint/figure-veto.js'
 import type { ResolvedDeduplicatorOptions } from './options.js'
 
@@ -188,7 +188,7 @@ export function ruleEvidence(a: string | null, b: string | null, o: Pick<MatchOp
     const gb = gramPart(b)
     if (ga === null || gb === null) return null
     const v = gramVerdict(ga, gb, t)
-    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: t.minGramJaccard, containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto || v.replaced }
+    return { rule: 'short-text', measure: 'bigram-jaccard', resemblance: v.jaccard, threshold: gramJaccardThreshold(t, Math.max(sketchGrams(ga), sketchGrams(gb))), containment: v.containment, containmentThreshold: t.minContainment, veto: v.veto || v.replaced }
   }
   if (a.slice(0, 2) !== b.slice(0, 2)) return null
   if (a.startsWith('t:')) return { rule: 'short-text', measure: 'term-jaccard', resemblance: sketchJaccard(a, b), threshold: t.minJaccard }
@@ -214,7 +214,8 @@ function gramRule(a: string, aTerms: readonly string[] | undefined, b: string, b
   // Below MIN_GRAMS only an equal set matches (漂亮 / 漂亮！): the same size first.
   if (small === 0 || (small < MIN_GRAMS && large !== small)) return null
   const contain = large <= SHORT_GRAM_FLOOR.ratio * small && small >= t.minContainedGrams
-  if (small / large < t.minGramJaccard && !contain) return null
+  const minJaccard = gramJaccardThreshold(t, large)
+  if (small / large < minJaccard && !contain) return null
   // Prefix terms come first in a record's band terms (a long text's MinHash bands after them).
   if (aTerms !== undefined && aTerms.length > 0 && bTerms !== undefined && bTerms.length > 0) {
     let i = 0
@@ -222,7 +223,7 @@ function gramRule(a: string, aTerms: readonly string[] | undefined, b: string, b
     for (; i < aTerms.length && j < 0; i++) j = bTerms.indexOf(aTerms[i]!)
     if (j < 0) return null
     const bound = gramBound(na, nb, i - 1, j)
-    if (bound.jaccard < t.minGramJaccard && !(contain && bound.containment >= t.minContainment)) return null
+    if (bound.jaccard < minJaccard && !(contain && bound.containment >= t.minContainment)) return null
   }
   const v = gramVerdict(a, b, t)
   return v.rule === null ? null : { rule: v.rule, resemblance: v.resemblance }

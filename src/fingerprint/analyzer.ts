@@ -120,7 +120,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       throw new DedupError('INVALID_OPTION', `Expected \`weighting.${name}\` to be a number from 0 to 1, got ${describeValue(value)}.`)
     }
   }
-  const floors = { minGramJaccard: SHORT_GRAM_FLOOR.jaccard, minContainment: SHORT_GRAM_FLOOR.containment } as const
+  const floors = { minGramJaccard: SHORT_GRAM_FLOOR.jaccard, minLongGramJaccard: SHORT_GRAM_FLOOR.jaccard, minContainment: SHORT_GRAM_FLOOR.containment } as const
   for (const [name, floor] of Object.entries(floors)) {
     const value = shortText[name as keyof typeof floors]
     if (typeof value !== 'number' || !(value >= floor && value <= 1)) {

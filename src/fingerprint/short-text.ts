@@ -17,9 +17,15 @@ export interface ShortTextOptions {
   maxDistance?: number
   /**
    * Texts of at most 150 content characters (short-grams.ts) match when the Jaccard similarity of
-   * their character-bigram sets is at least this (exact, not estimated). @default 0.7 (0.5–1)
+   * their character-bigram sets is at least this (exact, not estimated), when the larger set has
+   * at most 40 bigrams (title length: a title, a UI string, a saying). @default 0.85 (0.5–1)
    */
   minGramJaccard?: number
+  /**
+   * …or at least this when the larger set has more than 40 bigrams (a sentence or more: a review,
+   * a package description). @default 0.75 (0.5–1)
+   */
+  minLongGramJaccard?: number
   /**
    * …or when the shorter one's bigrams are this share of the shared ones at least (containment: a
    * short item with a line added), the shorter has `minContainedGrams` bigrams or more and the
@@ -31,7 +37,7 @@ export interface ShortTextOptions {
 }
 
 export const DEFAULT_SHORT_TEXT_OPTIONS = Object.freeze({
-  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.85, minContainment: 0.9, minContainedGrams: 6,
+  minTerms: 12, maxTopShare: 0.35, minJaccard: 0.8, maxDistance: 3, minGramJaccard: 0.85, minLongGramJaccard: 0.75, minContainment: 0.9, minContainedGrams: 6,
 })
 
 /** True when the weighted terms are too few or too dominated for SimHash. @example isShortText([{ term: '你好', weight: 5 }]) // true */

@@ -67,6 +67,21 @@ describe('short texts (issue 24)', () => {
     expect(d.resemblance).toBeGreaterThan(0.7)
   })
 
+  test('longer than a title: a text sharing all but its last line is a duplicate at bigram Jaccard 0.75 (minLongGramJaccard)', async () => {
+    const common = 'qt 是一个跨平台 c++ 应用程序框架。qt 的主要特点在于其具有一个丰富的组件集，可以提供标准的图形界面功能。'
+    const a = `${common}\n本软件包包含 qt 5 的开发文件。`
+    const b = `${common}\n本软件包提供 qt 5 的调试符号。`
+    const d = await decide(a, b)
+    expect(d.status).toBe('duplicate')
+    expect(d.rule).toBe('short-text')
+    expect(d.resemblance).toBeGreaterThan(0.7)
+    expect(d.resemblance).toBeLessThan(0.85)
+    expect((await decide(a, b, { shortText: { minLongGramJaccard: 0.85 } })).status).toBe('unique')
+    await expect(decide(a, b, { shortText: { minLongGramJaccard: 0.4 } })).rejects.toThrow(/shortText\.minLongGramJaccard/)
+    // Title length keeps 0.85: one word replaced in a title is another title.
+    expect((await decide('基于终端的软件包管理器的日语用户手册', '基于终端的软件包管理器的德语用户手册')).status).toBe('unique')
+  })
+
   test('the thresholds are options; below their floors they are refused', async () => {
     const a = 'USB接口只有两个，少了点~'
     const b = 'usb接口只有两个'

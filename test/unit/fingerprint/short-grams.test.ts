@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest'
 import { fc, test } from '@fast-check/vitest'
-import { SHORT_GRAM_FLOOR, fitsShortRoute, gramSet, gramVerdict, prefixLength, sketchGrams, type GramThresholds } from '../../../src/fingerprint/short-grams.js'
+import { SHORT_GRAM_FLOOR, TITLE_GRAMS, fitsShortRoute, gramJaccardThreshold, gramSet, gramVerdict, prefixLength, sketchGrams, type GramThresholds } from '../../../src/fingerprint/short-grams.js'
+import { DEFAULT_SHORT_TEXT_OPTIONS } from '../../../src/fingerprint/short-text.js'
 
 /** Han characters, a negation, digits and a decimal point: large enough that unrelated texts share few grams. */
 const ALPHABET = [...'的一是在有人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质', '不', '1', '2', '.']
@@ -26,6 +27,7 @@ const arbPair = fc.tuple(arbBase, fc.array(fc.tuple(fc.nat(200), fc.constantFrom
 })
 const arbThresholds: fc.Arbitrary<GramThresholds> = fc.record({
   minGramJaccard: fc.double({ min: SHORT_GRAM_FLOOR.jaccard, max: 1, noNaN: true }),
+  minLongGramJaccard: fc.double({ min: SHORT_GRAM_FLOOR.jaccard, max: 1, noNaN: true }),
   minContainment: fc.double({ min: SHORT_GRAM_FLOOR.containment, max: 1, noNaN: true }),
   minContainedGrams: fc.integer({ min: 2, max: 8 }),
 })
@@ -121,6 +123,28 @@ describe('short-text gram sets (issue 24)', () => {
     // Folded into a negation or a numeral, the vetoes see it: 沒 is 没, 肆 is 四.
     const t = { minGramJaccard: 0.85, minContainment: 0.9, minContainedGrams: 6 }
     expect(gramVerdict(gramSet('这个东西有用，质量也好').sketch, gramSet('这个东西沒有用，质量也好').sketch, t).veto).toBe(true)
+  })
+
+  test('beyond title length (more than TITLE_GRAMS grams) the Jaccard threshold is minLongGramJaccard: a text sharing all but its last line', () => {
+    const t = { ...DEFAULT_SHORT_TEXT_OPTIONS }
+    // Two package descriptions with one paragraph and another last line (58 and 57 bigrams, J 0.80).
+    const common = 'qt 是一个跨平台 c++ 应用程序框架。qt 的主要特点在于其具有一个丰富的组件集，可以提供标准的图形界面功能。'
+    const a = gramSet(`${common}\n本软件包包含 qt 5 的开发文件。`)
+    const b = gramSet(`${common}\n本软件包提供 qt 5 的调试符号。`)
+    const v = gramVerdict(a.sketch, b.sketch, t)
+    expect(sketchGrams(a.sketch)).toBeGreaterThan(TITLE_GRAMS)
+    expect(v.jaccard).toBeGreaterThan(0.7)
+    expect(v.jaccard).toBeLessThan(0.85)
+    expect(v.rule).toBe('short-text')
+    expect(gramJaccardThreshold(t, sketchGrams(a.sketch))).toBe(0.75)
+    // Title length: the same Jaccard is no match (one word replaced in a title: 0.85 holds).
+    const x = gramSet('基于终端的软件包管理器的日语用户手册')
+    const y = gramSet('基于终端的软件包管理器的德语用户手册')
+    expect(gramVerdict(x.sketch, y.sketch, t).jaccard).toBeLessThan(0.85)
+    expect(gramVerdict(x.sketch, y.sketch, t).rule).toBeNull()
+    expect(gramJaccardThreshold(t, 40)).toBe(0.85)
+    // Unset, minGramJaccard decides every size (the thresholds before the option existed).
+    expect(gramVerdict(a.sketch, b.sketch, { minGramJaccard: 0.85, minContainment: 0.9, minContainedGrams: 6 }).rule).toBeNull()
   })
 
   test('fitsShortRoute counts content characters only', () => {
