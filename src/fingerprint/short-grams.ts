@@ -183,9 +183,10 @@ function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
 /**
  * Whether `x` has a negation character where `y` has the text without it: a gram `p n` of `x`
  * that `y` lacks and a gram `n c` of `x` with `p c` in `y` (the gram `n c` may be in `y` too,
- * elsewhere: "…没有卡…的没有3G" / "…没有卡…的有3G"; sets do not count repeats); or a gram `n c` of
- * `x` that `y` lacks, no gram of `x` ending in `n` (it starts the text), and a gram of `y`
- * starting with `c`.
+ * elsewhere: "…没有卡…的没有3G" / "…没有卡…的有3G"; sets do not count repeats); or the mirror
+ * image, a gram `n c` of `x` that `y` lacks and a gram `p n` of `x` (perhaps in `y` too) with
+ * `p c` in `y` only; or a gram `n c` of `x` that `y` lacks, no gram of `x` ending in `n` (it
+ * starts the text), and a gram of `y` starting with `c`.
  */
 function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32Array; n: number }): boolean {
   const cls = unitClass()
@@ -204,6 +205,15 @@ function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32
     const g = x.keys[i]!
     const n = g >>> 16
     if (cls[n] !== 3 || hasKey(y, g)) continue
+    // `n c` in x only, `p n` in x (perhaps in both: "…买的,不过…买的不是" / "…买的,不过…买的是") and
+    // `p c` in y only: the negation went in between `p` and `c`.
+    const c = g & 0xffff
+    for (let j = 0; j < x.n; j++) {
+      const h = x.keys[j]!
+      if ((h & 0xffff) !== n) continue
+      const pc = (((h >>> 16) << 16) | c) >>> 0
+      if (hasKey(y, pc) && !hasKey(x, pc)) return true
+    }
     let before = false
     for (let j = 0; j < x.n && !before; j++) before = (x.keys[j]! & 0xffff) === n
     if (!before && hasGramFrom(y, g & 0xffff)) return true

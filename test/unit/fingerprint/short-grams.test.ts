@@ -103,6 +103,8 @@ describe('short-text gram sets (issue 24)', () => {
     // …also when the gram after the negation occurs elsewhere in the other text (sets do not count repeats).
     expect(v('内存加上原来的没有3G了。速度还行，没有卡的感觉', '内存加上原来的有3G了。速度还行，没有卡的感觉')).toBe(true)
     expect(v('装的时候都不知道，装的话不知道那个是那个', '装的时候都不知道，装的话知道那个是那个')).toBe(true)
+    // …and when the gram before the negation occurs elsewhere in the other text ("的不" of "买的,不过").
+    expect(v('帮朋友买的，不过和我买的不是同一个型号', '帮朋友买的，不过和我买的是同一个型号')).toBe(true)
     // No veto: a word replaced that holds a negation character (特别 → 晚上, 非常 → 十分), a number
     // added on one side only (a heading), a promo clause with 不 appended.
     expect(v('夏天培训特别，困难汽车城市，文化蔬菜水果', '夏天培训晚上，困难汽车城市，文化蔬菜水果')).toBe(false)
@@ -133,7 +135,7 @@ describe('short-text gram sets (issue 24)', () => {
 /**
  * The veto over bigram strings, brute force: a figure changed (each side has a digit gram the
  * other lacks, or a Chinese numeral replaced by another beside the same character), or a negation inserted on either side (a gram `p n` the other lacks and `n c`, with
- * `p c` in the other; or `n c` the other lacks at the start, with a gram of the other starting with `c`).
+ * `p c` in the other; or `n c` the other lacks and `p n`, with `p c` only in the other; or `n c` the other lacks at the start, with a gram of the other starting with `c`).
  */
 function oracleVeto(x: Set<string>, y: Set<string>): boolean {
   const only = (a: Set<string>, b: Set<string>) => [...a].filter((g) => !b.has(g))
@@ -154,6 +156,11 @@ function oracleVeto(x: Set<string>, y: Set<string>): boolean {
     only(a, b).some((h) => {
       const [p, n] = [...h] as [string, string]
       return neg(n) && [...a].some((g) => [...g][0] === n && b.has(p + [...g][1]!))
+    }) ||
+    // `n c` only in a, `p n` anywhere in a, `p c` only in b.
+    only(a, b).some((g) => {
+      const [n, c] = [...g] as [string, string]
+      return neg(n) && [...a].some((h) => [...h][1] === n && b.has([...h][0]! + c) && !a.has([...h][0]! + c))
     }) ||
     // `n c` only in a, nothing of a before n (a starts with it), a gram of b starting with c.
     only(a, b).some((g) => {
