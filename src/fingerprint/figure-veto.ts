@@ -18,7 +18,11 @@ import { MINHASH_SKETCH_CHARS } from './minhash.js'
  *   (不 没 无 非 未 别 勿 莫 否) differ, and their numbers of content characters differ by exactly
  *   as much: the negation is the only change of length ("是" / "不是"). A sentence dropped or added,
  *   or a word replaced by another ("不会" / "绝不"), changes the length otherwise. A word replaced
- *   by its negation of the same length ("已" / "未") is not seen.
+ *   by its negation of the same length ("已" / "未") is not seen;
+ * - **a clause negated** (`clauseNegated`, simdup-fp/15): a clause of at least
+ *   {@link CLAUSE_MIN_CHARS} content characters besides its negations is in both texts with
+ *   another number of negation characters, whatever else changed ("…而且是可脚本化的" + a promo
+ *   line / "…而且不是可脚本化的"; the whole-text counts above miss it when the lengths moved otherwise).
  *
  * **Which lines count.** A figure is a run of ASCII digits (a `.` between two digits inside it:
  * `0.3` and `3.0` differ) on any line but page chrome (`chromeFigures`): a labelled line
@@ -37,7 +41,7 @@ import { MINHASH_SKETCH_CHARS } from './minhash.js'
  *
  * **Format.** After the MinHash sketch's bits, 8 hex digits each: the number of content
  * characters, the number of negations, the number of figures, then each figure (a 32-bit FNV-1a
- * hash of its characters), ascending. Still one run of hex digits after `m:`, so both stores keep
+ * hash of its characters), ascending; then the number of clauses and each clause (`clauseFacts`), ascending. Still one run of hex digits after `m:`, so both stores keep
  * it as bytes; `minhashPart` gives the MinHash sketch back.
  */
 
