@@ -155,8 +155,13 @@ export function clauseNegated(a: Uint32Array, b: Uint32Array): boolean {
 const NEGATIONS = new Set([...'不没无非未别勿莫否'].map((c) => c.charCodeAt(0)))
 const LETTER = /[\p{L}\p{N}]/u
 
-/** The figures, content characters and negations of the prose lines of a normalised text. */
-export function proseFacts(normalized: string): ProseFacts {
+/** The figures of a normalised text (`ProseFacts.figures`: page chrome and structure numbers left out). */
+export function textFigures(normalized: string): Uint32Array {
+  return proseFacts(normalized, false).figures
+}
+
+/** The figures, content characters and negations of the prose lines of a normalised text (and its clauses, unless `clauses` is false). */
+export function proseFacts(normalized: string, clauses = true): ProseFacts {
   const figures: [number, number][] = []
   let chars = 0
   let negations = 0
@@ -193,7 +198,7 @@ export function proseFacts(normalized: string): ProseFacts {
     }
   }
   figures.sort((x, y) => x[0] - y[0] || x[1] - y[1])
-  return { figures: Uint32Array.from(figures.flat()), chars, negations, clauses: clauseFacts(normalized) }
+  return { figures: Uint32Array.from(figures.flat()), chars, negations, clauses: clauses ? clauseFacts(normalized) : new Uint32Array(0) }
 }
 
 /** Characters that name a numbered part before its number: 第 7.8 节, 表 5.3, 图 2.1, 例 4.2. */
@@ -272,12 +277,17 @@ export function figuresChanged(a: string | null | undefined, b: string | null | 
   const dn = fa.negations - fb.negations
   if (dn !== 0 && fa.chars - fb.chars === dn) return true
   if (clauseNegated(fa.clauses, fb.clauses)) return true
-  // A figure changed in its slot: the multisets of figures-with-neighbours differ on both sides,
-  // and a figure only one side has sits beside the same characters as one only the other has.
-  // ("1月14日" / "1月84日"; not a dateline dropped on one side and a promo line's figure added on
-  // the other, nor a headline cut inside a figure: "突破30" / "突破300亿元".)
-  const x = fa.figures
-  const y = fb.figures
+  return slotChanged(fa.figures, fb.figures)
+}
+
+/**
+ * Whether a figure changed in its slot: the multisets of figures-with-neighbours (`proseFacts`'
+ * `figures`) differ on both sides, and a figure only one side has sits beside the same characters
+ * as one only the other has. ("1月14日" / "1月84日"; not a dateline dropped on one side and a promo
+ * line's figure added on the other, nor a headline cut inside a figure: "突破30" / "突破300亿元".)
+ * @example slotChanged(textFigures('上涨1.2%'), textFigures('上涨2.1%')) // true
+ */
+export function slotChanged(x: Uint32Array, y: Uint32Array): boolean {
   let i = 0
   let j = 0
   const onlyX = new Set<number>()
