@@ -189,8 +189,8 @@ function oracleVeto(x: Set<string>, y: Set<string>): boolean {
  * one text has sits beside the same characters as one only the other has.
  */
 function oracleFigureChanged(a: string, b: string): boolean {
-  const figures = (text: string): string[] => {
-    const out: string[] = []
+  const figures = (text: string): [string, string][] => {
+    const out: [string, string][] = []
     for (const line of text.split('\n')) {
       if (chromeFigures(line)) continue
       for (const m of line.matchAll(/[0-9](?:[0-9]|\.(?=[0-9]))*/gu)) {
@@ -200,23 +200,23 @@ function oracleFigureChanged(a: string, b: string): boolean {
         const after = [...line.slice(to).replace(/[ \u3000\t]/gu, '')][0] ?? ''
         const points = m[0].split('.').length - 1
         if (points >= 2 || (before === '' && '.、)）'.includes(line[to] ?? 'x')) || (points === 1 && ('第表图例'.includes(before || 'x') || '节章'.includes(after || 'x')))) continue
-        out.push(`${before}\u0001${m[0]}\u0001${after}`)
+        out.push([`${before}|${m[0]}|${after}`, `${before}|${after}`])
       }
     }
     return out
   }
   const fa = figures(a)
   const fb = figures(b)
-  const minus = (x: string[], y: string[]): string[] => {
-    const rest = [...y]
-    return x.filter((f) => {
+  // Figures-with-neighbours only `x` has, counted with their repeats, as their slots.
+  const minus = (x: [string, string][], y: [string, string][]): string[] => {
+    const rest = y.map(([f]) => f)
+    return x.filter(([f]) => {
       const i = rest.indexOf(f)
       if (i < 0) return true
       rest.splice(i, 1)
       return false
-    })
+    }).map(([, slot]) => slot)
   }
-  const slot = (f: string): string => f.replace(/\u0001.*\u0001/u, '\u0001')
-  const onlyB = new Set(minus(fb, fa).map(slot))
-  return minus(fa, fb).some((f) => onlyB.has(slot(f)))
+  const onlyB = new Set(minus(fb, fa))
+  return minus(fa, fb).some((slot) => onlyB.has(slot))
 }
