@@ -1,5 +1,5 @@
 import { hex32, hex32At } from '../bits.js'
-import { GRAM_SET_PREFIX, GRAM_TERM_PREFIX } from '../fingerprint/short-grams.js'
+import { GRAM_FIGURES_MARK, GRAM_SET_PREFIX, GRAM_TERM_PREFIX } from '../fingerprint/short-grams.js'
 
 /*
  * The compact `_source` forms of record format 2 (see `RECORD_FORMAT` in _document.ts): a short
@@ -23,7 +23,11 @@ for (let i = 0; i < DIGITS.length; i++) DIGIT_VALUE[DIGITS.charCodeAt(i)] = i
 const MAX_PLACES = 64 * 64
 
 /** The sorted distinct gram keys of an `s:` sketch, or null when it is not one (hex digits, ascending, distinct). */
-function sketchKeys(sketch: string): number[] | null {
+function sketchKeys(whole: string): number[] | null {
+  // The figures after the mark (simdup-fp/15) are no grams: hex digits, 8 a figure.
+  const mark = whole.indexOf(GRAM_FIGURES_MARK)
+  if (mark >= 0 && !/^(?:[0-9a-f]{8})+$/u.test(whole.slice(mark + 1))) return null
+  const sketch = mark < 0 ? whole : whole.slice(0, mark)
   const p = GRAM_SET_PREFIX.length
   if (!sketch.startsWith(GRAM_SET_PREFIX) || (sketch.length - p) % 8 !== 0) return null
   const keys: number[] = []
@@ -83,7 +87,9 @@ export function gramRuns(sketch: string): string | null {
     }
     runs.push(String.fromCharCode(...units))
   }
-  return GRAM_RUNS_PREFIX + runs.join(RUN_SEPARATOR)
+  // A text's figures (after the mark; no run holds it: runs are content units) as they are.
+  const mark = sketch.indexOf(GRAM_FIGURES_MARK)
+  return GRAM_RUNS_PREFIX + runs.join(RUN_SEPARATOR) + (mark < 0 ? '' : sketch.slice(mark))
 }
 
 /**
@@ -146,10 +152,11 @@ export function fromCompact(sketch: unknown, terms: unknown): { sketch: string |
   let keys: number[] | null = null
   let decoded: string | null = sketch ?? null
   if (decoded !== null && decoded.startsWith(GRAM_RUNS_PREFIX)) {
-    keys = runKeys(decoded)
+    const mark = decoded.indexOf(GRAM_FIGURES_MARK)
+    keys = runKeys(mark < 0 ? decoded : decoded.slice(0, mark))
     let out = GRAM_SET_PREFIX
     for (const k of keys) out += hex32(k)
-    decoded = out
+    decoded = mark < 0 ? out : out + decoded.slice(mark)
   } else if (decoded !== null && decoded.startsWith(VERBATIM_PREFIX)) decoded = decoded.slice(VERBATIM_PREFIX.length)
   if (terms === null || terms === undefined) return { sketch: decoded, bands: undefined }
   if (Array.isArray(terms)) return terms.every((t) => typeof t === 'string') ? { sketch: decoded, bands: terms as string[] } : { bad: 'terms' }

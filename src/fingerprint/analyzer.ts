@@ -20,7 +20,7 @@ import { RunMemo } from './_run-memo.js'
  * Bumped whenever normalisation, tokenisation, weighting or hashing changes output; it is part
  * of `Analyzer.version`, stored with every record, and records of another version are not compared.
  */
-export const FINGERPRINT_ALGORITHM = 'simdup-fp/14'
+export const FINGERPRINT_ALGORITHM = 'simdup-fp/15'
 
 /**
  * Everything the engine needs to know about one document's content. Read-only: an analyzer may

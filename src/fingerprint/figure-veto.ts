@@ -18,7 +18,11 @@ import { MINHASH_SKETCH_CHARS } from './minhash.js'
  *   (不 没 无 非 未 别 勿 莫 否) differ, and their numbers of content characters differ by exactly
  *   as much: the negation is the only change of length ("是" / "不是"). A sentence dropped or added,
  *   or a word replaced by another ("不会" / "绝不"), changes the length otherwise. A word replaced
- *   by its negation of the same length ("已" / "未") is not seen.
+ *   by its negation of the same length ("已" / "未") is not seen;
+ * - **a clause negated** (`clauseNegated`, simdup-fp/15): a clause of at least
+ *   {@link CLAUSE_MIN_CHARS} content characters besides its negations is in both texts with
+ *   another number of negation characters, whatever else changed ("…而且是可脚本化的" + a promo
+ *   line / "…而且不是可脚本化的"; the whole-text counts above miss it when the lengths moved otherwise).
  *
  * **Which lines count.** A figure is a run of ASCII digits (a `.` between two digits inside it:
  * `0.3` and `3.0` differ) on any line but page chrome (`chromeFigures`): a labelled line
@@ -37,7 +41,7 @@ import { MINHASH_SKETCH_CHARS } from './minhash.js'
  *
  * **Format.** After the MinHash sketch's bits, 8 hex digits each: the number of content
  * characters, the number of negations, the number of figures, then each figure (a 32-bit FNV-1a
- * hash of its characters), ascending. Still one run of hex digits after `m:`, so both stores keep
+ * hash of its characters), ascending; then the number of clauses and each clause (`clauseFacts`), ascending. Still one run of hex digits after `m:`, so both stores keep
  * it as bytes; `minhashPart` gives the MinHash sketch back.
  */
 
@@ -78,13 +82,86 @@ export interface ProseFacts {
   chars: number
   /** Negation characters among them (不 没 无 非 未 别 勿 莫 否). */
   negations: number
+  /**
+   * The clauses (`clauseFacts`): each a hash of its content characters without its negation
+   * characters (top 28 bits) and its number of negation characters (low 4 bits), ascending, distinct.
+   */
+  clauses: Uint32Array
+}
+
+/** Marks that end a clause: sentence marks and the comma (a point before a digit is a decimal point). */
+const CLAUSE_MARK = /[,;!?:，。；、！？：]|\.(?!\d)/u
+/** Fewest content characters (negations left out) of a clause the veto reads: shorter ones ("是", "对") say little. */
+export const CLAUSE_MIN_CHARS = 4
+const NEGATION_BITS = 4
+
+/**
+ * The clauses of a text's lines but page chrome, each as its content characters without the
+ * negation characters (hashed) and the number of negation characters it held: two texts holding
+ * one clause with another number of negations ("它们不但快捷,而且是可脚本化的" / "…而且不是…")
+ * disagree on it whatever else differs between them (a promo line added, another last paragraph).
+ * @example clauseFacts('它是可脚本化的。').length // 1
+ */
+export function clauseFacts(normalized: string): Uint32Array {
+  const out = new Set<number>()
+  for (const line of normalized.split('\n')) {
+    if (chromeFigures(line)) continue
+    for (const clause of line.split(CLAUSE_MARK)) {
+      let h = 0x811c9dc5
+      let n = 0
+      let negs = 0
+      for (let i = 0; i < clause.length; i++) {
+        const c = clause.charCodeAt(i)
+        if (!((c >= 0x4e00 && c <= 0x9fff) || isDigit(c) || (c < 0xd800 && LETTER.test(clause[i]!)))) continue
+        if (NEGATIONS.has(c)) {
+          negs++
+          continue
+        }
+        h = Math.imul(h ^ c, 0x01000193)
+        n++
+      }
+      if (n >= CLAUSE_MIN_CHARS) out.add(((h & ~((1 << NEGATION_BITS) - 1)) | Math.min(negs, (1 << NEGATION_BITS) - 1)) >>> 0)
+    }
+  }
+  return Uint32Array.from([...out].sort((x, y) => x - y))
+}
+
+/**
+ * Whether one clause holds another number of negations in the two texts: its negation-free text is
+ * in both clause lists, and each side has a count for it the other lacks ("是" / "不是"; a clause
+ * written twice, once negated, on one side and once on the other is a clause dropped, no flip).
+ */
+export function clauseNegated(a: Uint32Array, b: Uint32Array): boolean {
+  const mask = ~((1 << NEGATION_BITS) - 1) >>> 0
+  let j = 0
+  for (let i = 0; i < a.length; ) {
+    const key = (a[i]! & mask) >>> 0
+    let ia = i
+    while (ia < a.length && ((a[ia]! & mask) >>> 0) === key) ia++
+    while (j < b.length && ((b[j]! & mask) >>> 0) < key) j++
+    let jb = j
+    while (jb < b.length && ((b[jb]! & mask) >>> 0) === key) jb++
+    if (jb > j) {
+      const xa = a.subarray(i, ia)
+      const xb = b.subarray(j, jb)
+      if (xa.some((x) => !xb.includes(x)) && xb.some((x) => !xa.includes(x))) return true
+    }
+    i = ia
+    j = jb
+  }
+  return false
 }
 
 const NEGATIONS = new Set([...'不没无非未别勿莫否'].map((c) => c.charCodeAt(0)))
 const LETTER = /[\p{L}\p{N}]/u
 
-/** The figures, content characters and negations of the prose lines of a normalised text. */
-export function proseFacts(normalized: string): ProseFacts {
+/** The figures of a normalised text (`ProseFacts.figures`: page chrome and structure numbers left out). */
+export function textFigures(normalized: string): Uint32Array {
+  return proseFacts(normalized, false).figures
+}
+
+/** The figures, content characters and negations of the prose lines of a normalised text (and its clauses, unless `clauses` is false). */
+export function proseFacts(normalized: string, clauses = true): ProseFacts {
   const figures: [number, number][] = []
   let chars = 0
   let negations = 0
@@ -121,7 +198,7 @@ export function proseFacts(normalized: string): ProseFacts {
     }
   }
   figures.sort((x, y) => x[0] - y[0] || x[1] - y[1])
-  return { figures: Uint32Array.from(figures.flat()), chars, negations }
+  return { figures: Uint32Array.from(figures.flat()), chars, negations, clauses: clauses ? clauseFacts(normalized) : new Uint32Array(0) }
 }
 
 /** Characters that name a numbered part before its number: 第 7.8 节, 表 5.3, 图 2.1, 例 4.2. */
@@ -166,6 +243,8 @@ export function withFigures(minhash: string, normalized: string): string {
   const f = proseFacts(normalized)
   let out = minhash + hex32(f.chars) + hex32(f.negations) + hex32(f.figures.length >>> 1)
   for (const x of f.figures) out += hex32(x)
+  out += hex32(f.clauses.length)
+  for (const x of f.clauses) out += hex32(x)
   return out
 }
 
@@ -174,10 +253,15 @@ export function figurePart(sketch: string | null | undefined): ProseFacts | null
   const at = MINHASH_SKETCH_CHARS
   if (sketch == null || sketch.length < at + 24 || !sketch.startsWith('m:')) return null
   const n = parseInt(sketch.slice(at + 16, at + 24), 16)
-  if (!(n >= 0) || sketch.length !== at + 24 + 16 * n) return null
+  const c = at + 24 + 16 * n
+  if (!(n >= 0) || sketch.length < c + 8) return null
+  const m = parseInt(sketch.slice(c, c + 8), 16)
+  if (!(m >= 0) || sketch.length !== c + 8 + 8 * m) return null
   const figures = new Uint32Array(2 * n)
   for (let i = 0, p = at + 24; i < 2 * n; i++, p += 8) figures[i] = parseInt(sketch.slice(p, p + 8), 16)
-  return { figures, chars: parseInt(sketch.slice(at, at + 8), 16), negations: parseInt(sketch.slice(at + 8, at + 16), 16) }
+  const clauses = new Uint32Array(m)
+  for (let i = 0, p = c + 8; i < m; i++, p += 8) clauses[i] = parseInt(sketch.slice(p, p + 8), 16)
+  return { figures, chars: parseInt(sketch.slice(at, at + 8), 16), negations: parseInt(sketch.slice(at + 8, at + 16), 16), clauses }
 }
 
 /**
@@ -192,12 +276,18 @@ export function figuresChanged(a: string | null | undefined, b: string | null | 
   if (fb === null) return false
   const dn = fa.negations - fb.negations
   if (dn !== 0 && fa.chars - fb.chars === dn) return true
-  // A figure changed in its slot: the multisets of figures-with-neighbours differ on both sides,
-  // and a figure only one side has sits beside the same characters as one only the other has.
-  // ("1月14日" / "1月84日"; not a dateline dropped on one side and a promo line's figure added on
-  // the other, nor a headline cut inside a figure: "突破30" / "突破300亿元".)
-  const x = fa.figures
-  const y = fb.figures
+  if (clauseNegated(fa.clauses, fb.clauses)) return true
+  return slotChanged(fa.figures, fb.figures)
+}
+
+/**
+ * Whether a figure changed in its slot: the multisets of figures-with-neighbours (`proseFacts`'
+ * `figures`) differ on both sides, and a figure only one side has sits beside the same characters
+ * as one only the other has. ("1月14日" / "1月84日"; not a dateline dropped on one side and a promo
+ * line's figure added on the other, nor a headline cut inside a figure: "突破30" / "突破300亿元".)
+ * @example slotChanged(textFigures('上涨1.2%'), textFigures('上涨2.1%')) // true
+ */
+export function slotChanged(x: Uint32Array, y: Uint32Array): boolean {
   let i = 0
   let j = 0
   const onlyX = new Set<number>()

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { hex32 } from '../bits.js'
 import { gramRank } from './_gram-order.js'
 import { WORD_REPLACED_MAX_GRAMS, wordReplaced } from './_word-replaced.js'
+import { slotChanged, textFigures } from './figure-veto.js'
 
 /**
  * The exact route for short texts (issue 24): below `SHORT_GRAM_MAX_CHARS` content characters a
@@ -54,6 +55,12 @@ export const MIN_GRAMS = 2
 export const SHORT_GRAM_FLOOR = Object.freeze({ jaccard: 0.5, containment: 0.75, ratio: 2 })
 /** Prefix of a gram-set sketch (`t:` term sets, `m:` MinHash). */
 export const GRAM_SET_PREFIX = 's:'
+/**
+ * Separates a gram set from the figures of its text (`figure-veto.ts` `textFigures`, 8 hex digits
+ * each): `s:<grams>|<figures>`, only for a text holding a figure (simdup-fp/15). Not a hex digit,
+ * so such a sketch is never taken for a bare gram set.
+ */
+export const GRAM_FIGURES_MARK = '|'
 /** Prefix of a prefix-filter term (kept among the record's band terms; `m<i>_` are MinHash bands). */
 export const GRAM_TERM_PREFIX = 's_'
 
@@ -183,9 +190,10 @@ function hasGramFrom(s: { keys: Uint32Array; n: number }, u: number): boolean {
 /**
  * Whether `x` has a negation character where `y` has the text without it: a gram `p n` of `x`
  * that `y` lacks and a gram `n c` of `x` with `p c` in `y` (the gram `n c` may be in `y` too,
- * elsewhere: "…没有卡…的没有3G" / "…没有卡…的有3G"; sets do not count repeats); or a gram `n c` of
- * `x` that `y` lacks, no gram of `x` ending in `n` (it starts the text), and a gram of `y`
- * starting with `c`.
+ * elsewhere: "…没有卡…的没有3G" / "…没有卡…的有3G"; sets do not count repeats); or the mirror
+ * image, a gram `n c` of `x` that `y` lacks and a gram `p n` of `x` (perhaps in `y` too) with
+ * `p c` in `y` only; or a gram `n c` of `x` that `y` lacks, no gram of `x` ending in `n` (it
+ * starts the text), and a gram of `y` starting with `c`.
  */
 function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32Array; n: number }): boolean {
   const cls = unitClass()
@@ -204,6 +212,15 @@ function negationInserted(x: { keys: Uint32Array; n: number }, y: { keys: Uint32
     const g = x.keys[i]!
     const n = g >>> 16
     if (cls[n] !== 3 || hasKey(y, g)) continue
+    // `n c` in x only, `p n` in x (perhaps in both: "…买的,不过…买的不是" / "…买的,不过…买的是") and
+    // `p c` in y only: the negation went in between `p` and `c`.
+    const c = g & 0xffff
+    for (let j = 0; j < x.n; j++) {
+      const h = x.keys[j]!
+      if ((h & 0xffff) !== n) continue
+      const pc = (((h >>> 16) << 16) | c) >>> 0
+      if (hasKey(y, pc) && !hasKey(x, pc)) return true
+    }
     let before = false
     for (let j = 0; j < x.n && !before; j++) before = (x.keys[j]! & 0xffff) === n
     if (!before && hasGramFrom(y, g & 0xffff)) return true
@@ -227,6 +244,13 @@ export function gramSet(normalized: string): GramSet {
   const distinct = gramKeys(normalized)
   let sketch = GRAM_SET_PREFIX
   for (const k of distinct) sketch += hex32(k)
+  // The figures with their repeats and neighbours: a set of grams does not count repeats
+  // ("55555555" / "55555535", "iso-2022" / "iso-2202" have one bigram set).
+  const figures = distinct.length === 0 ? null : textFigures(normalized)
+  if (figures !== null && figures.length > 0) {
+    sketch += GRAM_FIGURES_MARK
+    for (const f of figures) sketch += hex32(f)
+  }
   return { sketch, terms: distinct.length === 0 ? [] : prefixTerms(distinct) }
 }
 
@@ -310,7 +334,7 @@ const A = { keys: new Uint32Array(256), n: 0 }
 const B = { keys: new Uint32Array(256), n: 0 }
 
 function parse(sketch: string, into: { keys: Uint32Array; n: number }): void {
-  const n = (sketch.length - GRAM_SET_PREFIX.length) >>> 3
+  const n = sketchGrams(sketch)
   if (into.keys.length < n) into.keys = new Uint32Array(n * 2)
   for (let i = 0, p = GRAM_SET_PREFIX.length; i < n; i++, p += 8) into.keys[i] = parseInt(sketch.slice(p, p + 8), 16)
   into.n = n
@@ -437,6 +461,9 @@ export function gramVerdict(a: string, b: string, t: GramThresholds): GramVerdic
   // A changed figure: each side has a digit gram the other lacks. A flipped negation: checked
   // against the other set only when a side has a negation gram the other lacks.
   let veto = ((onlyA & DIGIT) !== 0 && (onlyB & DIGIT) !== 0) || ((onlyA & onlyB & NUMERAL) !== 0 && numeralChanged())
+  // A figure changed into one the other text holds elsewhere: the grams cannot see it, the
+  // figures with their repeats and neighbours can (both texts hold figures).
+  if (!veto && a.includes(GRAM_FIGURES_MARK) && b.includes(GRAM_FIGURES_MARK)) veto = slotChanged(sketchFigures(a), sketchFigures(b))
   if (!veto && (onlyA & NEGATION) !== 0) veto = negationInserted(A, B)
   if (!veto && (onlyB & NEGATION) !== 0) veto = negationInserted(B, A)
   const lesser = Math.min(na, nb)
@@ -482,5 +509,16 @@ export function isGramSketch(sketch: string | null | undefined): boolean {
 
 /** The number of grams in a gram-set sketch. */
 export function sketchGrams(sketch: string): number {
-  return (sketch.length - GRAM_SET_PREFIX.length) >>> 3
+  const end = sketch.indexOf(GRAM_FIGURES_MARK)
+  return ((end < 0 ? sketch.length : end) - GRAM_SET_PREFIX.length) >>> 3
+}
+
+/** The figures a gram-set sketch carries after `GRAM_FIGURES_MARK` (empty when none). */
+export function sketchFigures(sketch: string): Uint32Array {
+  const end = sketch.indexOf(GRAM_FIGURES_MARK)
+  if (end < 0) return new Uint32Array(0)
+  const n = (sketch.length - end - 1) >>> 3
+  const out = new Uint32Array(n)
+  for (let i = 0, p = end + 1; i < n; i++, p += 8) out[i] = parseInt(sketch.slice(p, p + 8), 16)
+  return out
 }

@@ -73,6 +73,17 @@ describe('the figure veto on short articles of the long route (issue 24)', () =>
     expect(await decide(ITEM, ITEM.replace('今天在成都', '今天没在成都'))).toBeNull()
   })
 
+  it('a negation inserted while another line changed too (a promo line added, a last sentence replaced) is another article', async () => {
+    // The counts of the whole text no longer agree on the change of length; the clause does.
+    const negated = ITEM.replace('这种机头是所属机型上', '这种机头不是所属机型上')
+    expect(await decide(`本站提供各类资讯免费阅读，欢迎收藏本站。\n${ITEM}`, negated)).toBeNull()
+    expect(await decide(ITEM, `${negated}\n扫码加入技术交流群，获取更多学习资源。`)).toBeNull()
+    const last = ITEM.replace(/培养了一大批技术骨干。$/u, '')
+    expect(await decide(`${last}公司今后还将扩大生产。`, `${negated.replace(/培养了一大批技术骨干。$/u, '')}该公司还表示将引进新设备。`)).toBeNull()
+    // …but a clause written twice, once negated, against once is a clause dropped.
+    expect(await decide(`${ITEM}这种机头不是所属机型上最复杂。`, `${ITEM}\n扫码加入技术交流群，获取更多学习资源。`)).toBe('a')
+  })
+
   it('a sentence with a negation dropped, or a negation word replaced by another, is still a repost', async () => {
     const longer = `${ITEM}该公司表示，今后不会放松质量管理。`
     expect(await decide(longer, ITEM)).toBe('a')
@@ -116,6 +127,7 @@ describe('the figure veto on short articles of the long route (issue 24)', () =>
         return t.slice(0, i) + String((Number(t[i]) + 1 + Math.floor(rand() * 8)) % 10) + t.slice(i + 1)
       },
       (t) => t.replace('是所属机型', '不是所属机型').replace('总体平稳', '总体不平稳'),
+      (t) => `${t.replace('是所属机型', '不是所属机型').replace('总体平稳', '总体不平稳')}\n扫码加入技术交流群，获取更多学习资源。`,
       (t) => `${t}\n（来源：本报，转载请注明出处）`,
       (t) => `据新华社北京1月26日电\n${t}`,
       (t) => { const s = t.split(/(?<=。)/u); return [...s.slice(1), s[0]].join('') },
