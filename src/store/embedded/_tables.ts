@@ -157,8 +157,8 @@ export class Tables extends TableRecords {
     }
   }
 
-  /** Of `rows`, those of the `clusters` clusters first indexed first, `per` of each first indexed first (ties at a cut kept). */
-  private byCluster(rows: readonly number[], clusters: number, per: number): number[] {
+  /** `rows` grouped by cluster, clusters in the order their first row comes. */
+  private groupByCluster(rows: readonly number[]): Map<number, number[]> {
     const groups = new Map<number, number[]>()
     for (const row of rows) {
       const key = this.clusterKey.get(row)
@@ -166,6 +166,12 @@ export class Tables extends TableRecords {
       if (g === undefined) groups.set(key, [row])
       else g.push(row)
     }
+    return groups
+  }
+
+  /** Of `rows`, those of the `clusters` clusters first indexed first, `per` of each first indexed first (ties at a cut kept). */
+  private byCluster(rows: readonly number[], clusters: number, per: number): number[] {
+    const groups = this.groupByCluster(rows)
     const seqs = this.seqs
     const bySeq = (a: number, b: number): number => seqs.get(a) - seqs.get(b)
     const ordered = [...groups.values()]
@@ -332,13 +338,7 @@ export class Tables extends TableRecords {
 
   /** Of `rows`, the `per` of each cluster nearest to the query (then first indexed first; ties at a cut kept). */
   private nearestByCluster(rows: readonly number[], per: number, distance: (row: number) => number): number[] {
-    const groups = new Map<number, number[]>()
-    for (const row of rows) {
-      const key = this.clusterKey.get(row)
-      const g = groups.get(key)
-      if (g === undefined) groups.set(key, [row])
-      else g.push(row)
-    }
+    const groups = this.groupByCluster(rows)
     const out: number[] = []
     const seqs = this.seqs
     for (const g of groups.values()) {
