@@ -50,11 +50,15 @@ const EDIT_CHARS = '的一是在不了有和人这中大为上个国我以要他
 
 /** `text` with 0–3 characters substituted, inserted or deleted at random places. */
 export function editText(text: string, r: () => number): string {
+  return editChars(text, Math.floor(r() * 4), r)
+}
+
+/** `text` with `edits` characters of `alphabet` substituted, inserted or deleted at random places (also the bounds tests' streams). */
+export function editChars(text: string, edits: number, r: () => number, alphabet = EDIT_CHARS): string {
   const chars = [...text]
-  const edits = Math.floor(r() * 4)
   for (let e = 0; e < edits; e++) {
     const at = Math.floor(r() * chars.length)
-    const ch = EDIT_CHARS[Math.floor(r() * EDIT_CHARS.length)]!
+    const ch = alphabet[Math.floor(r() * alphabet.length)]!
     const kind = Math.floor(r() * 3)
     if (kind === 0) chars[at] = ch
     else if (kind === 1) chars.splice(at, 0, ch)

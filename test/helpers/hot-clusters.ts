@@ -1,6 +1,7 @@
 import { expect } from 'vitest'
 import type { Decision, InputDocument } from '../../src/index.js'
 import { ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D } from '../fixtures/articles.js'
+import { editChars } from '../../scripts/hot-stream.js'
 import { mulberry32 } from './random.js'
 
 /**
@@ -12,18 +13,7 @@ const SENTENCES = [ARTICLE_A, ARTICLE_B, ARTICLE_C, ARTICLE_D].flatMap((a) => a.
 const SHORT = ['北京大学发布新的招生计划', '上海地铁十号线今日恢复运营', '北京地铁十号线今日恢复运营', '国家统计局公布上月物价数据']
 const EDIT = '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过'
 
-function edit(text: string, edits: number, rnd: () => number): string {
-  const chars = [...text]
-  for (let e = 0; e < edits; e++) {
-    const at = Math.floor(rnd() * chars.length)
-    const ch = EDIT[Math.floor(rnd() * EDIT.length)]!
-    const kind = Math.floor(rnd() * 3)
-    if (kind === 0) chars[at] = ch
-    else if (kind === 1) chars.splice(at, 0, ch)
-    else chars.splice(at, 1)
-  }
-  return chars.join('')
-}
+const edit = (text: string, edits: number, rnd: () => number): string => editChars(text, edits, rnd, EDIT)
 
 /**
  * `n` documents from `seed`: originals of 3–6 fixture sentences (so originals share sentences,

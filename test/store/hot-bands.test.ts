@@ -19,6 +19,15 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 40 }) }), weight: 1 },
 )
 
+/** A written record put again with other band terms (an update), in `written` and the cache. */
+function reput(op: { pick: number; bands: number[] }, written: Map<string, FingerprintRecord>, cache: HotBandCache): void {
+  if (written.size === 0) return
+  const old = [...written.values()][op.pick % written.size]!
+  const again = { ...old, bands: op.bands.map(term) }
+  written.set(again.id, again)
+  cache.put([again])
+}
+
 describe('HotBandCache (a hot band term\'s newest records, kept between lookups)', () => {
   test.prop(
     [fc.array(arbOp, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, 1500, 3000, 6000, Number.POSITIVE_INFINITY)],
@@ -51,13 +60,8 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
           for (const r of records) written.set(r.id, r)
           // Acknowledged in any order (parallel bulk chunks).
           cache.put([...records].reverse())
-        } else if (op.kind === 'reput') {
-          if (written.size === 0) continue
-          const old = [...written.values()][op.pick % written.size]!
-          const again = { ...old, bands: op.bands.map(term) }
-          written.set(again.id, again)
-          cache.put([again])
-        } else now += op.ms
+        } else if (op.kind === 'reput') reput(op, written, cache)
+        else now += op.ms
         expect(cache.terms).toBeLessThanOrEqual(maxTerms)
         // Shared objects are released with the last entry holding them (nothing kept beyond the entries).
         const inside = cache as unknown as { entries: Map<string, { records: FingerprintRecord[] }>; held: Map<string, { record: FingerprintRecord; refs: number }> }
@@ -108,13 +112,7 @@ describe('HotBandCache (a hot band term\'s newest records, kept between lookups)
           })
           for (const r of records) written.set(r.id, r)
           cache.put([...records].reverse())
-        } else if (op.kind === 'reput') {
-          if (written.size === 0) continue
-          const old = [...written.values()][op.pick % written.size]!
-          const again = { ...old, bands: op.bands.map(term) }
-          written.set(again.id, again)
-          cache.put([again])
-        }
+        } else if (op.kind === 'reput') reput(op, written, cache)
       }
     },
   )
